@@ -1,0 +1,28 @@
+//! The Brandubh rules engine: a 7×7 bitboard board, rule sets read from
+//! TOML as independent options, move generation, captures, every end
+//! condition, Zobrist hashing, OpenTafl notation and perft.
+//!
+//! No machine learning and no I/O beyond reading rule files lives here, so
+//! search and the arena build and test fast.
+
+mod bitboard;
+mod builtin;
+mod game;
+pub mod notation;
+mod perft;
+mod position;
+pub mod ruleset;
+mod side;
+mod square;
+mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use builtin::{all_names, BUILTIN, RULES_DIR};
+pub use game::{Game, IllegalMove, Ply};
+pub use notation::{opentafl_rules, MoveRecord, NotationError};
+pub use perft::{divide, perft, perft_stats, perft_with_history, DepthStats};
+pub use position::{Board, EndReason, Move, MoveList, Outcome, Position, PositionError};
+pub use ruleset::{GameResult, Role, RuleSet, RulesError};
+pub use side::{ParseSideError, Side};
+pub use square::{Direction, ParseSquareError, Square, NUM_SQUARES, SIZE};
+pub use zobrist::splitmix64;

@@ -1,0 +1,67 @@
+//! Subcommands, one file each.
+
+mod perft;
+mod play;
+mod rules;
+mod show;
+
+use anyhow::{Context, Result};
+use brandubh_rules::{Board, Position, RuleSet, Side};
+use clap::{Parser, Subcommand};
+
+/// Brandubh (7×7 tafl): rules engine, search and self-taught play.
+///
+/// Rule sets are named (`modern`, `ludii`, `wtf`, `wtf-plain`, `raven`,
+/// or any `configs/rules/NAME.toml`) or given as a path to a TOML file.
+#[derive(Parser, Debug)]
+#[command(name = "brandubh", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List rule sets or describe one.
+    Rules(rules::Args),
+    /// Count the positions at exactly depth N (move-generator check and speed test).
+    Perft(perft::Args),
+    /// Play moves from a position and show the board, status and legal moves.
+    Show(show::Args),
+    /// Play a game in the terminal (human or random on each side).
+    Play(play::Args),
+}
+
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Rules(a) => rules::run(a),
+        Command::Perft(a) => perft::run(a),
+        Command::Show(a) => show::run(a),
+        Command::Play(a) => play::run(a),
+    }
+}
+
+/// The rule set named on the command line.
+pub fn load_rules(name: &str) -> Result<RuleSet> {
+    RuleSet::named(name).with_context(|| format!("loading rule set `{name}`"))
+}
+
+/// The start position, or the one given by `--position` and `--side`.
+pub fn load_position(rules: &RuleSet, record: Option<&str>, side: Option<Side>) -> Result<Position> {
+    match record {
+        None => {
+            let mut p = Position::start(rules);
+            if let Some(s) = side {
+                if s != p.side_to_move() {
+                    p = Position::from_board(rules, *p.board(), s)?;
+                }
+            }
+            Ok(p)
+        }
+        Some(rec) => {
+            let board = Board::from_record(rec).with_context(|| format!("reading position record `{rec}`"))?;
+            let side = side.unwrap_or(rules.options.first_to_move);
+            Position::from_board(rules, board, side).with_context(|| format!("position `{rec}` under `{}`", rules.name()))
+        }
+    }
+}
