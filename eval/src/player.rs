@@ -61,7 +61,11 @@ impl<R: BufRead + Send, W: Write + Send> Player for HumanPlayer<R, W> {
     }
     fn choose(&mut self, game: &Game) -> Move {
         loop {
-            let _ = write!(self.output, "{} to move (e.g. d2-d5, `moves` lists them, `quit` ends): ", game.side_to_move());
+            let _ = write!(
+                self.output,
+                "{} to move (e.g. d2-d5, `moves` lists them, `quit` ends): ",
+                game.side_to_move()
+            );
             let _ = self.output.flush();
             let mut line = String::new();
             match self.input.read_line(&mut line) {
@@ -76,7 +80,8 @@ impl<R: BufRead + Send, W: Write + Send> Player for HumanPlayer<R, W> {
                 "" => continue,
                 "quit" | "exit" => std::process::exit(0),
                 "moves" => {
-                    let list: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
+                    let list: Vec<String> =
+                        game.legal_moves().iter().map(|m| m.to_string()).collect();
                     let _ = writeln!(self.output, "{}", list.join(" "));
                     continue;
                 }

@@ -11,7 +11,10 @@ pub const BUILTIN: [(&str, &str); 5] = [
     ("modern", include_str!("../../configs/rules/modern.toml")),
     ("ludii", include_str!("../../configs/rules/ludii.toml")),
     ("wtf", include_str!("../../configs/rules/wtf.toml")),
-    ("wtf-plain", include_str!("../../configs/rules/wtf-plain.toml")),
+    (
+        "wtf-plain",
+        include_str!("../../configs/rules/wtf-plain.toml"),
+    ),
     ("raven", include_str!("../../configs/rules/raven.toml")),
 ];
 
@@ -22,7 +25,8 @@ impl RuleSet {
     /// A built-in rule set by name (ignores files on disk).
     pub fn builtin(name: &str) -> Option<RuleSet> {
         BUILTIN.iter().find(|(n, _)| *n == name).map(|(n, text)| {
-            RuleSet::from_toml(text, &format!("<built-in {n}.toml>")).expect("built-in rule sets are valid")
+            RuleSet::from_toml(text, &format!("<built-in {n}.toml>"))
+                .expect("built-in rule sets are valid")
         })
     }
 

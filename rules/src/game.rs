@@ -32,7 +32,11 @@ pub enum IllegalMove {
     #[error("{0} is empty")]
     NoPiece(Square),
     #[error("the piece on {sq} belongs to the {owner}, but the {to_move} are to move")]
-    WrongSide { sq: Square, owner: Side, to_move: Side },
+    WrongSide {
+        sq: Square,
+        owner: Side,
+        to_move: Side,
+    },
     #[error("{from} and {to} are not on one rank or file")]
     NotStraight { from: Square, to: Square },
     #[error("{0} is in the way")]

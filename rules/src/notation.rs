@@ -75,7 +75,9 @@ impl Board {
                     't' => Role::Attackers,
                     'T' => Role::Defenders,
                     'K' => Role::King,
-                    'k' | 'n' | 'c' | 'N' | 'C' => return Err(bad("piece type not used in Brandubh")),
+                    'k' | 'n' | 'c' | 'N' | 'C' => {
+                        return Err(bad("piece type not used in Brandubh"))
+                    }
                     _ => return Err(bad("expected t, T, K or a digit")),
                 };
                 if file >= 7 {
@@ -220,7 +222,11 @@ impl FromStr for MoveRecord {
         // Optional piece letter, optional trailing info symbols (+, ++, -, --).
         let t = t.strip_prefix(['K', 'T', 't']).unwrap_or(t);
         let t = t.trim_end_matches(['+']);
-        let t = if t.len() > 5 { t.trim_end_matches('-') } else { t };
+        let t = if t.len() > 5 {
+            t.trim_end_matches('-')
+        } else {
+            t
+        };
         let (main, caps) = match t.split_once('x') {
             Some((m, c)) => (m, Some(c)),
             None => (t, None),
@@ -258,7 +264,11 @@ pub fn opentafl_rules(rules: &RuleSet) -> (String, Vec<String>) {
     let mut unsupported = Vec::new();
     let pieces = |roles: &[Role]| {
         let mut s = String::new();
-        for (role, ch) in [(Role::Attackers, 't'), (Role::Defenders, 'T'), (Role::King, 'K')] {
+        for (role, ch) in [
+            (Role::Attackers, 't'),
+            (Role::Defenders, 'T'),
+            (Role::King, 'K'),
+        ] {
             if roles.contains(&role) {
                 s.push(ch);
             }
@@ -276,8 +286,13 @@ pub fn opentafl_rules(rules: &RuleSet) -> (String, Vec<String>) {
         Repetition::Draw => "d",
         Repetition::MoverLoses => "l",
     };
-    let caps = [o.king.capture_on_throne, o.king.capture_beside_throne, o.king.capture_elsewhere];
-    let strong = caps[2] == KingCapture::Surround || caps.iter().all(|&c| c == KingCapture::Surround);
+    let caps = [
+        o.king.capture_on_throne,
+        o.king.capture_beside_throne,
+        o.king.capture_elsewhere,
+    ];
+    let strong =
+        caps[2] == KingCapture::Surround || caps.iter().all(|&c| c == KingCapture::Surround);
     if caps.iter().any(|&c| c != caps[0]) {
         unsupported.push(format!(
             "king capture differs by square (on throne: {:?}, beside: {:?}, elsewhere: {:?}); OpenTafl has one `ks`",
@@ -291,7 +306,10 @@ pub fn opentafl_rules(rules: &RuleSet) -> (String, Vec<String>) {
         ));
     }
     if o.end.repetition != Repetition::Ignore && o.end.repetition_count != 3 {
-        unsupported.push(format!("repetition after {} occurrences (OpenTafl: threefold)", o.end.repetition_count));
+        unsupported.push(format!(
+            "repetition after {} occurrences (OpenTafl: threefold)",
+            o.end.repetition_count
+        ));
     }
     if o.end.no_legal_moves == NoMoves::Pass {
         unsupported.push("a side without moves passes (OpenTafl: it loses)".into());
@@ -300,10 +318,17 @@ pub fn opentafl_rules(rules: &RuleSet) -> (String, Vec<String>) {
         unsupported.push("raven edge rule".into());
     }
     if o.end.quiet_ply_limit > 0 {
-        unsupported.push(format!("draw after {} plies without capture", o.end.quiet_ply_limit));
+        unsupported.push(format!(
+            "draw after {} plies without capture",
+            o.end.quiet_ply_limit
+        ));
     }
     if o.end.ply_limit > 0 {
-        unsupported.push(format!("game ends after {} plies ({})", o.end.ply_limit, o.end.ply_limit_outcome.as_str()));
+        unsupported.push(format!(
+            "game ends after {} plies ({})",
+            o.end.ply_limit,
+            o.end.ply_limit_outcome.as_str()
+        ));
     }
     let mut s = format!(
         "dim:7 esc:c surf:{} atkf:{} tfr:{} ka:{} ks:{}",
@@ -357,7 +382,10 @@ mod tests {
             Board::from_record("/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t4/"),
             Err(NotationError::RowLength { row: 7, squares: 8 })
         ));
-        assert!(matches!(Board::from_record("/7/"), Err(NotationError::RowCount(1))));
+        assert!(matches!(
+            Board::from_record("/7/"),
+            Err(NotationError::RowCount(1))
+        ));
         assert!(Board::from_record("3t3").is_err());
     }
 

@@ -25,7 +25,12 @@ pub fn perft(rules: &RuleSet, pos: &Position, depth: u32) -> u64 {
 }
 
 /// As [`perft`], with the hashes of the positions before `pos`.
-pub fn perft_with_history(rules: &RuleSet, pos: &Position, depth: u32, history: &mut Vec<u64>) -> u64 {
+pub fn perft_with_history(
+    rules: &RuleSet,
+    pos: &Position,
+    depth: u32,
+    history: &mut Vec<u64>,
+) -> u64 {
     if pos.after_move_outcome(rules, history).is_some() {
         return u64::from(depth == 0);
     }
@@ -87,7 +92,13 @@ pub fn perft_stats(rules: &RuleSet, pos: &Position, depth: u32) -> Vec<DepthStat
     stats
 }
 
-fn stats_inner(rules: &RuleSet, pos: &Position, level: usize, stats: &mut [DepthStats], history: &mut Vec<u64>) {
+fn stats_inner(
+    rules: &RuleSet,
+    pos: &Position,
+    level: usize,
+    stats: &mut [DepthStats],
+    history: &mut Vec<u64>,
+) {
     let mut moves = MoveList::new();
     pos.legal_moves(rules, &mut moves);
     history.push(pos.hash());
@@ -105,7 +116,9 @@ fn stats_inner(rules: &RuleSet, pos: &Position, level: usize, stats: &mut [Depth
                 GameResult::DefendersWin => s.defender_wins += 1,
                 GameResult::Draw => s.draws += 1,
             },
-            None if level + 1 < stats.len() => stats_inner(rules, &child, level + 1, stats, history),
+            None if level + 1 < stats.len() => {
+                stats_inner(rules, &child, level + 1, stats, history)
+            }
             None => {}
         }
     }

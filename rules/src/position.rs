@@ -197,7 +197,12 @@ pub struct Outcome {
 
 const fn make_rays() -> [[u64; 49]; 4] {
     let mut rays = [[0u64; 49]; 4];
-    let dirs = [Direction::North, Direction::East, Direction::South, Direction::West];
+    let dirs = [
+        Direction::North,
+        Direction::East,
+        Direction::South,
+        Direction::West,
+    ];
     let mut d = 0;
     while d < 4 {
         let mut s = 0;
@@ -284,7 +289,11 @@ impl Position {
     }
 
     /// A position from a board; men may not stand where they could never stop.
-    pub fn from_board(rules: &RuleSet, board: Board, side: Side) -> Result<Position, PositionError> {
+    pub fn from_board(
+        rules: &RuleSet,
+        board: Board,
+        side: Side,
+    ) -> Result<Position, PositionError> {
         let (a, d, k) = (board.attackers, board.defenders, board.king);
         if let Some(sq) = ((a & d) | (a & k) | (d & k)).first() {
             return Err(PositionError::Overlap { sq });
@@ -292,9 +301,14 @@ impl Position {
         if k.count() > 1 {
             return Err(PositionError::TooManyKings(k.count()));
         }
-        for (role, name) in [(Role::Attackers, "attacking"), (Role::Defenders, "defending")] {
+        for (role, name) in [
+            (Role::Attackers, "attacking"),
+            (Role::Defenders, "defending"),
+        ] {
             let special = Bitboard::THRONE | Bitboard::CORNERS;
-            if let Some(sq) = (board.pieces(role) & special & !rules.stop_mask[role.index()]).first() {
+            if let Some(sq) =
+                (board.pieces(role) & special & !rules.stop_mask[role.index()]).first()
+            {
                 return Err(PositionError::ForbiddenSquare { role: name, sq });
             }
         }
@@ -382,13 +396,19 @@ impl Position {
                 if self.edge_duty {
                     let near = pieces & self.board.king.neighbours();
                     let occ = self.board.occupied();
-                    if near.into_iter().any(|sq| self.targets(rules, Role::Attackers, sq, occ).nonempty()) {
+                    if near
+                        .into_iter()
+                        .any(|sq| self.targets(rules, Role::Attackers, sq, occ).nonempty())
+                    {
                         pieces = near;
                     }
                 }
                 [(Role::Attackers, pieces), (Role::King, Bitboard::EMPTY)]
             }
-            Side::Defenders => [(Role::Defenders, self.board.defenders), (Role::King, self.board.king)],
+            Side::Defenders => [
+                (Role::Defenders, self.board.defenders),
+                (Role::King, self.board.king),
+            ],
         }
     }
 
@@ -471,7 +491,10 @@ impl Position {
             return (next, Bitboard::EMPTY);
         }
         next.passes = 0;
-        let role = self.board.role_at(mv.from).expect("a piece on the from-square");
+        let role = self
+            .board
+            .role_at(mv.from)
+            .expect("a piece on the from-square");
         let from_to = Bitboard::from_square(mv.from) | Bitboard::from_square(mv.to);
         *next.board.pieces_mut(role) ^= from_to;
         next.hash ^= piece_key(role, mv.from) ^ piece_key(role, mv.to);
@@ -505,13 +528,20 @@ impl Position {
                 *next.board.pieces_mut(victim_role) &= !captured;
             }
         }
-        if self.side == Side::Attackers && (next.board.king & to.neighbours()).nonempty() && next.king_taken(rules, to) {
+        if self.side == Side::Attackers
+            && (next.board.king & to.neighbours()).nonempty()
+            && next.king_taken(rules, to)
+        {
             let ksq = next.board.king.first().expect("king present");
             next.hash ^= piece_key(Role::King, ksq);
             captured |= next.board.king;
             next.board.king = Bitboard::EMPTY;
         }
-        next.quiet = if captured.nonempty() { 0 } else { self.quiet.saturating_add(1) };
+        next.quiet = if captured.nonempty() {
+            0
+        } else {
+            self.quiet.saturating_add(1)
+        };
         (next, captured)
     }
 
@@ -580,7 +610,9 @@ impl Position {
         if end.encirclement && mover == Side::Attackers && self.encircled() {
             return won(Side::Attackers, EndReason::Encirclement);
         }
-        if end.repetition != Repetition::Ignore && self.repetitions(history) + 1 >= end.repetition_count as u32 {
+        if end.repetition != Repetition::Ignore
+            && self.repetitions(history) + 1 >= end.repetition_count as u32
+        {
             return Some(Outcome {
                 result: match end.repetition {
                     Repetition::Draw => GameResult::Draw,
@@ -627,8 +659,7 @@ impl Position {
 
     /// The full outcome: after-move conditions, then "no legal move".
     pub fn outcome(&self, rules: &RuleSet, history: &[u64]) -> Option<Outcome> {
-        self.after_move_outcome(rules, history).or_else(|| {
-            (self.count_moves(rules) == 0).then(|| self.no_moves_outcome(rules))
-        })
+        self.after_move_outcome(rules, history)
+            .or_else(|| (self.count_moves(rules) == 0).then(|| self.no_moves_outcome(rules)))
     }
 }

@@ -259,7 +259,11 @@ impl RuleSet {
             let inner = e.into_inner();
             RulesError::Invalid {
                 file: file.to_string(),
-                key: if key == "." { "(top level)".into() } else { key },
+                key: if key == "." {
+                    "(top level)".into()
+                } else {
+                    key
+                },
                 problem: inner.message().trim().to_string(),
             }
         })?;
@@ -296,8 +300,16 @@ impl RuleSet {
         let mut occupied = Bitboard::EMPTY;
         let mut boards = [Bitboard::EMPTY; 3];
         let lists: [(&str, Role, Vec<String>); 3] = [
-            ("setup.attackers", Role::Attackers, options.setup.attackers.clone()),
-            ("setup.defenders", Role::Defenders, options.setup.defenders.clone()),
+            (
+                "setup.attackers",
+                Role::Attackers,
+                options.setup.attackers.clone(),
+            ),
+            (
+                "setup.defenders",
+                Role::Defenders,
+                options.setup.defenders.clone(),
+            ),
             ("setup.king", Role::King, vec![options.setup.king.clone()]),
         ];
         for (key, role, names) in lists {
@@ -307,17 +319,26 @@ impl RuleSet {
                     return Err(bad(key, format!("{sq} holds two pieces")));
                 }
                 if Bitboard::CORNERS.contains(sq) && !options.corners.stop.allows(role) {
-                    return Err(bad(key, format!("{sq} is a corner, where corners.stop forbids this piece")));
+                    return Err(bad(
+                        key,
+                        format!("{sq} is a corner, where corners.stop forbids this piece"),
+                    ));
                 }
                 if sq == Square::THRONE && role != Role::King && !options.throne.stop.allows(role) {
-                    return Err(bad(key, format!("{sq} is the throne, where throne.stop forbids this piece")));
+                    return Err(bad(
+                        key,
+                        format!("{sq} is the throne, where throne.stop forbids this piece"),
+                    ));
                 }
                 occupied.set(sq);
                 boards[role.index()].set(sq);
             }
         }
         if boards[Role::King.index()] & Bitboard::CORNERS != Bitboard::EMPTY {
-            return Err(bad("setup.king", "the king would start on a corner, a finished game".into()));
+            return Err(bad(
+                "setup.king",
+                "the king would start on a corner, a finished game".into(),
+            ));
         }
         if boards[Role::Attackers.index()].is_empty() {
             return Err(bad("setup.attackers", "needs at least one attacker".into()));
@@ -385,26 +406,59 @@ impl RuleSet {
             }
         };
         let cap = |c: KingCapture| match c {
-            KingCapture::Sandwich => "two sides (a line of attacker and attacker or hostile square)",
+            KingCapture::Sandwich => {
+                "two sides (a line of attacker and attacker or hostile square)"
+            }
             KingCapture::Surround => "four sides (attackers or hostile squares, never the edge)",
         };
-        let limit = |n: u32| if n == 0 { "none".to_string() } else { format!("{n} plies") };
+        let limit = |n: u32| {
+            if n == 0 {
+                "none".to_string()
+            } else {
+                format!("{n} plies")
+            }
+        };
         vec![
             format!("first to move: {}", o.first_to_move),
-            format!("throne: {} may stop on it; {} may cross it when empty", who(o.throne.stop), who(o.throne.pass)),
+            format!(
+                "throne: {} may stop on it; {} may cross it when empty",
+                who(o.throne.stop),
+                who(o.throne.pass)
+            ),
             format!("corners: {} may stop on them", who(o.corners.stop)),
-            format!("empty corners are hostile to: {}", roles(&o.hostile.corners)),
-            format!("the empty throne is hostile to: {}", roles(&o.hostile.empty_throne)),
-            format!("the throne with the king on it is hostile to: {}", roles(&o.hostile.occupied_throne)),
+            format!(
+                "empty corners are hostile to: {}",
+                roles(&o.hostile.corners)
+            ),
+            format!(
+                "the empty throne is hostile to: {}",
+                roles(&o.hostile.empty_throne)
+            ),
+            format!(
+                "the throne with the king on it is hostile to: {}",
+                roles(&o.hostile.occupied_throne)
+            ),
             format!(
                 "king armed: captures as the moving piece: {}; as the far piece: {}",
                 yes(o.king.hammer),
                 yes(o.king.anvil)
             ),
-            format!("king captured on the throne by {}", cap(o.king.capture_on_throne)),
-            format!("king captured beside the throne by {}", cap(o.king.capture_beside_throne)),
-            format!("king captured elsewhere by {}", cap(o.king.capture_elsewhere)),
-            format!("encirclement wins for the attackers: {}", yes(o.end.encirclement)),
+            format!(
+                "king captured on the throne by {}",
+                cap(o.king.capture_on_throne)
+            ),
+            format!(
+                "king captured beside the throne by {}",
+                cap(o.king.capture_beside_throne)
+            ),
+            format!(
+                "king captured elsewhere by {}",
+                cap(o.king.capture_elsewhere)
+            ),
+            format!(
+                "encirclement wins for the attackers: {}",
+                yes(o.end.encirclement)
+            ),
             format!(
                 "a side with no legal move: {}",
                 match o.end.no_legal_moves {
@@ -417,15 +471,28 @@ impl RuleSet {
                 "repetition: {}",
                 match o.end.repetition {
                     Repetition::Ignore => "no rule".to_string(),
-                    Repetition::MoverLoses => format!("the move that makes a position occur {} times loses", o.end.repetition_count),
-                    Repetition::Draw => format!("a position occurring {} times draws", o.end.repetition_count),
+                    Repetition::MoverLoses => format!(
+                        "the move that makes a position occur {} times loses",
+                        o.end.repetition_count
+                    ),
+                    Repetition::Draw => format!(
+                        "a position occurring {} times draws",
+                        o.end.repetition_count
+                    ),
                 }
             ),
-            format!("plies without capture before a draw: {}", limit(o.end.quiet_ply_limit)),
+            format!(
+                "plies without capture before a draw: {}",
+                limit(o.end.quiet_ply_limit)
+            ),
             format!(
                 "game length limit: {}{}",
                 limit(o.end.ply_limit),
-                if o.end.ply_limit > 0 { format!(", then {}", o.end.ply_limit_outcome.as_str()) } else { String::new() }
+                if o.end.ply_limit > 0 {
+                    format!(", then {}", o.end.ply_limit_outcome.as_str())
+                } else {
+                    String::new()
+                }
             ),
             format!(
                 "setup: {} attackers, {} defenders and the king on {}",

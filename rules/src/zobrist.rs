@@ -28,7 +28,7 @@ const fn make_keys() -> [[u64; 49]; 3] {
 
 static PIECE_KEYS: [[u64; 49]; 3] = make_keys();
 /// XORed in while the defenders are to move.
-pub const SIDE_KEY: u64 = splitmix64(0xdefe_11de_25);
+pub const SIDE_KEY: u64 = splitmix64(0x00de_fe11_de25);
 
 #[inline]
 pub fn piece_key(role: Role, sq: Square) -> u64 {

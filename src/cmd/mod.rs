@@ -47,7 +47,11 @@ pub fn load_rules(name: &str) -> Result<RuleSet> {
 }
 
 /// The start position, or the one given by `--position` and `--side`.
-pub fn load_position(rules: &RuleSet, record: Option<&str>, side: Option<Side>) -> Result<Position> {
+pub fn load_position(
+    rules: &RuleSet,
+    record: Option<&str>,
+    side: Option<Side>,
+) -> Result<Position> {
     match record {
         None => {
             let mut p = Position::start(rules);
@@ -59,9 +63,11 @@ pub fn load_position(rules: &RuleSet, record: Option<&str>, side: Option<Side>) 
             Ok(p)
         }
         Some(rec) => {
-            let board = Board::from_record(rec).with_context(|| format!("reading position record `{rec}`"))?;
+            let board = Board::from_record(rec)
+                .with_context(|| format!("reading position record `{rec}`"))?;
             let side = side.unwrap_or(rules.options.first_to_move);
-            Position::from_board(rules, board, side).with_context(|| format!("position `{rec}` under `{}`", rules.name()))
+            Position::from_board(rules, board, side)
+                .with_context(|| format!("position `{rec}` under `{}`", rules.name()))
         }
     }
 }

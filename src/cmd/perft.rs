@@ -39,14 +39,21 @@ pub fn run(a: Args) -> Result<()> {
         for (mv, n) in &parts {
             println!("{mv}: {n}");
         }
-        println!("\n{} moves, {total} nodes, {:.3} s", parts.len(), t.elapsed().as_secs_f64());
+        println!(
+            "\n{} moves, {total} nodes, {:.3} s",
+            parts.len(),
+            t.elapsed().as_secs_f64()
+        );
         return Ok(());
     }
     let t = Instant::now();
     let (results, nodes) = if a.stats {
         let s = perft_stats(&rules, &pos, a.depth);
         let nodes = s.last().map_or(1, |d| d.nodes);
-        let rows: Vec<_> = s.iter().map(|d| serde_json::to_value(d).expect("plain struct")).collect();
+        let rows: Vec<_> = s
+            .iter()
+            .map(|d| serde_json::to_value(d).expect("plain struct"))
+            .collect();
         (rows, nodes)
     } else {
         let mut rows = Vec::new();
@@ -70,18 +77,30 @@ pub fn run(a: Args) -> Result<()> {
         });
         println!("{out}");
     } else {
-        println!("rules {}  position {}  {} to move", rules.name(), pos.board().to_record(), pos.side_to_move());
+        println!(
+            "rules {}  position {}  {} to move",
+            rules.name(),
+            pos.board().to_record(),
+            pos.side_to_move()
+        );
         for r in &results {
             let mut line = format!("perft {:>2}  {:>14}", r["depth"], r["nodes"]);
             if a.stats {
                 line.push_str(&format!(
                     "  captures {:>10} ({} pieces)  attacker wins {}  defender wins {}  draws {}",
-                    r["capture_moves"], r["captured_pieces"], r["attacker_wins"], r["defender_wins"], r["draws"]
+                    r["capture_moves"],
+                    r["captured_pieces"],
+                    r["attacker_wins"],
+                    r["defender_wins"],
+                    r["draws"]
                 ));
             }
             println!("{line}");
         }
-        println!("{secs:.3} s, {:.1} M leaves/s (deepest depth over total time)", lps / 1e6);
+        println!(
+            "{secs:.3} s, {:.1} M leaves/s (deepest depth over total time)",
+            lps / 1e6
+        );
     }
     Ok(())
 }

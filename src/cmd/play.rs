@@ -29,7 +29,12 @@ pub fn run(a: Args) -> Result<()> {
         parse_player(&a.defenders, a.seed.wrapping_add(0x9e37_79b9))?,
     ];
     let mut game = Game::new(rules.clone());
-    println!("{}: attackers {} vs defenders {}", rules.name(), players[0].name(), players[1].name());
+    println!(
+        "{}: attackers {} vs defenders {}",
+        rules.name(),
+        players[0].name(),
+        players[1].name()
+    );
     while !game.is_over() && game.plies().len() < a.max_plies {
         print!("{}", game.position().board().diagram());
         let side = game.side_to_move();
@@ -37,14 +42,29 @@ pub fn run(a: Args) -> Result<()> {
         let mv = player.choose(&game);
         game.play(mv)?;
         let rec = game.plies().last().expect("just played").record();
-        println!("{:>3}. {} ({}): {}", game.plies().len(), side, player.name(), rec);
+        println!(
+            "{:>3}. {} ({}): {}",
+            game.plies().len(),
+            side,
+            player.name(),
+            rec
+        );
     }
     print!("{}", game.position().board().diagram());
     match game.outcome() {
-        Some(o) => println!("game over after {} plies: {} ({})", game.plies().len(), o.result.as_str(), o.reason),
+        Some(o) => println!(
+            "game over after {} plies: {} ({})",
+            game.plies().len(),
+            o.result.as_str(),
+            o.reason
+        ),
         None => println!("stopped unfinished after {} plies", game.plies().len()),
     }
-    let moves: Vec<String> = game.plies().iter().map(|p| p.record().to_string()).collect();
+    let moves: Vec<String> = game
+        .plies()
+        .iter()
+        .map(|p| p.record().to_string())
+        .collect();
     println!("moves: {}", moves.join(" "));
     Ok(())
 }

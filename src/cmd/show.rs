@@ -68,12 +68,21 @@ pub fn run(a: Args) -> Result<()> {
         return Ok(());
     }
     if !game.plies().is_empty() {
-        let recs: Vec<String> = game.plies().iter().map(|pl| pl.record().to_string()).collect();
+        let recs: Vec<String> = game
+            .plies()
+            .iter()
+            .map(|pl| pl.record().to_string())
+            .collect();
         println!("moves: {}", recs.join(" "));
     }
     print!("{}", p.board().diagram());
     println!("position: {}", p.board().to_record());
-    println!("rules: {}   ply {}   quiet plies {}", rules.name(), p.plies(), p.quiet_plies());
+    println!(
+        "rules: {}   ply {}   quiet plies {}",
+        rules.name(),
+        p.plies(),
+        p.quiet_plies()
+    );
     match game.outcome() {
         None => {
             println!("{} to move", p.side_to_move());
