@@ -1,8 +1,15 @@
-//! Players and, later, the alpha-beta baseline, the arena and ratings.
+//! Players, the alpha-beta baseline, the arena and ratings.
 //!
 //! Every player answers one question: given a game, which move? Players are
-//! named by spec strings (`random`, `human`) that every command accepts.
+//! named by spec strings (`random`, `human`, `alphabeta:depth=4`) that every
+//! command accepts.
 
 mod player;
+pub mod search;
 
-pub use player::{parse_player, Budget, HumanPlayer, Player, PlayerSpecError, RandomPlayer};
+pub use player::{
+    parse_player, AlphaBetaPlayer, HumanPlayer, Player, PlayerSpec, PlayerSpecError, RandomPlayer,
+};
+pub use search::evaluation::EvalWeights;
+pub use search::time::Limits;
+pub use search::{SearchResult, Searcher, WIN};

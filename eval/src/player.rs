@@ -1,17 +1,13 @@
 //! The `Player` interface and the simplest players.
 
-use brandubh_rules::{Game, Move, MoveRecord};
+use crate::search::evaluation::EvalWeights;
+use crate::search::time::Limits;
+use crate::search::Searcher;
+use brandubh_rules::{Game, Move, MoveRecord, RuleSet};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::{BufRead, Write};
-
-/// How much a player may think about one move.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct Budget {
-    pub depth: Option<u32>,
-    pub nodes: Option<u64>,
-    pub millis: Option<u64>,
-}
+use std::sync::Arc;
 
 pub trait Player: Send {
     /// The spec string that recreates this player.
@@ -105,7 +101,7 @@ impl<R: BufRead + Send, W: Write + Send> Player for HumanPlayer<R, W> {
     }
 }
 
-/// A spec string that names no player we know.
+/// A spec string that could not be used.
 #[derive(Debug, thiserror::Error)]
 #[error("player spec `{spec}`: {why}")]
 pub struct PlayerSpecError {
@@ -113,18 +109,159 @@ pub struct PlayerSpecError {
     pub why: String,
 }
 
-/// Builds a player from its spec string; `seed` feeds any randomness.
-pub fn parse_player(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerSpecError> {
-    let (kind, _params) = spec.split_once(':').unwrap_or((spec, ""));
-    match kind {
-        "random" => Ok(Box::new(RandomPlayer::new(seed))),
-        "human" => Ok(Box::new(HumanPlayer::new(
-            std::io::BufReader::new(std::io::stdin()),
-            std::io::stdout(),
-        ))),
-        _ => Err(PlayerSpecError {
-            spec: spec.to_string(),
-            why: "unknown player (known: random, human)".into(),
-        }),
+/// The alpha-beta baseline as a player.
+pub struct AlphaBetaPlayer {
+    spec: String,
+    searcher: Searcher,
+    limits: Limits,
+    /// The last search, for commands that report it.
+    pub last: Option<crate::SearchResult>,
+}
+
+impl AlphaBetaPlayer {
+    pub fn new(
+        rules: Arc<RuleSet>,
+        limits: Limits,
+        weights: EvalWeights,
+        tt_mb: usize,
+        spec: String,
+    ) -> Self {
+        AlphaBetaPlayer {
+            spec,
+            searcher: Searcher::new(rules, weights, tt_mb),
+            limits,
+            last: None,
+        }
     }
+}
+
+impl Player for AlphaBetaPlayer {
+    fn name(&self) -> String {
+        self.spec.clone()
+    }
+    fn choose(&mut self, game: &Game) -> Move {
+        let r = self.searcher.search(game, self.limits);
+        let mv = r.best;
+        self.last = Some(r);
+        mv
+    }
+}
+
+/// A parsed player spec: `KIND[:key=value,key=value…]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerSpec {
+    pub text: String,
+    pub kind: String,
+    pub params: Vec<(String, String)>,
+}
+
+impl PlayerSpec {
+    /// Parses and checks a spec; every command accepts the same strings.
+    ///
+    /// - `random`
+    /// - `human`
+    /// - `alphabeta:depth=N`, `alphabeta:ms=N`, `alphabeta:nodes=N` (any
+    ///   mix; with none, depth 4), plus `tt=MiB` (default 16) and
+    ///   `eval=FILE.toml` (weights; default `configs/eval/default.toml`).
+    pub fn parse(text: &str) -> Result<PlayerSpec, PlayerSpecError> {
+        let err = |why: String| PlayerSpecError {
+            spec: text.to_string(),
+            why,
+        };
+        let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
+        let mut params = Vec::new();
+        for part in rest.split(',').filter(|p| !p.is_empty()) {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| err(format!("`{part}` is not key=value")))?;
+            params.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        let allowed: &[&str] = match kind {
+            "random" | "human" => &[],
+            "alphabeta" | "ab" => &["depth", "ms", "nodes", "tt", "eval"],
+            _ => {
+                return Err(err(
+                    "unknown player (known: random, human, alphabeta)".into()
+                ))
+            }
+        };
+        for (k, v) in &params {
+            if !allowed.contains(&k.as_str()) {
+                return Err(err(format!(
+                    "`{kind}` takes no `{k}` (it takes: {})",
+                    allowed.join(", ")
+                )));
+            }
+            if k != "eval" && v.parse::<u64>().is_err() {
+                return Err(err(format!("`{k}={v}`: expected a whole number")));
+            }
+        }
+        Ok(PlayerSpec {
+            text: text.to_string(),
+            kind: if kind == "ab" {
+                "alphabeta".into()
+            } else {
+                kind.to_string()
+            },
+            params,
+        })
+    }
+
+    fn num(&self, key: &str) -> Option<u64> {
+        self.params
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.parse().ok())
+    }
+
+    /// Builds a fresh player; `seed` feeds any randomness.
+    pub fn build(
+        &self,
+        rules: &Arc<RuleSet>,
+        seed: u64,
+    ) -> Result<Box<dyn Player>, PlayerSpecError> {
+        match self.kind.as_str() {
+            "random" => Ok(Box::new(RandomPlayer::new(seed))),
+            "human" => Ok(Box::new(HumanPlayer::new(
+                std::io::BufReader::new(std::io::stdin()),
+                std::io::stdout(),
+            ))),
+            _ => {
+                let mut limits = Limits {
+                    depth: self.num("depth").map(|d| d as u32),
+                    nodes: self.num("nodes"),
+                    millis: self.num("ms"),
+                };
+                if limits == Limits::default() {
+                    limits.depth = Some(4);
+                }
+                let weights =
+                    match self.params.iter().find(|(k, _)| k == "eval") {
+                        None => EvalWeights::default(),
+                        Some((_, path)) => EvalWeights::from_file(std::path::Path::new(path))
+                            .map_err(|why| PlayerSpecError {
+                                spec: self.text.clone(),
+                                why,
+                            })?,
+                    };
+                let tt = self.num("tt").unwrap_or(16) as usize;
+                Ok(Box::new(AlphaBetaPlayer::new(
+                    rules.clone(),
+                    limits,
+                    weights,
+                    tt,
+                    self.text.clone(),
+                )))
+            }
+        }
+    }
+}
+
+/// Parses a spec and builds the player in one step.
+pub fn parse_player(
+    spec: &str,
+    rules: &Arc<RuleSet>,
+    seed: u64,
+) -> Result<Box<dyn Player>, PlayerSpecError> {
+    PlayerSpec::parse(spec)?.build(rules, seed)
 }

@@ -33,33 +33,43 @@ impl Bitboard {
     /// The four squares orthogonally beside the throne.
     pub const BESIDE_THRONE: Bitboard = Bitboard(1 << 17 | 1 << 23 | 1 << 25 | 1 << 31);
 
+    #[inline]
+
     pub const fn from_square(sq: Square) -> Bitboard {
         Bitboard(1 << sq.index())
     }
+    #[inline]
     pub const fn is_empty(self) -> bool {
         self.0 == 0
     }
+    #[inline]
     pub const fn nonempty(self) -> bool {
         self.0 != 0
     }
+    #[inline]
     pub const fn count(self) -> u32 {
         self.0.count_ones()
     }
+    #[inline]
     pub const fn contains(self, sq: Square) -> bool {
         self.0 >> sq.index() & 1 != 0
     }
+    #[inline]
     pub fn set(&mut self, sq: Square) {
         self.0 |= 1 << sq.index();
     }
+    #[inline]
     pub fn clear(&mut self, sq: Square) {
         self.0 &= !(1 << sq.index());
     }
     /// The lowest square, if any.
+    #[inline]
     pub fn first(self) -> Option<Square> {
         (self.0 != 0).then(|| Square::from_index(self.0.trailing_zeros() as u8))
     }
 
     /// Every square shifted one step in `dir`; squares that fall off vanish.
+    #[inline]
     pub const fn shift(self, dir: Direction) -> Bitboard {
         Bitboard(match dir {
             Direction::North => (self.0 << 7) & FULL,
@@ -70,6 +80,7 @@ impl Bitboard {
     }
 
     /// Squares orthogonally adjacent to some square of the set.
+    #[inline]
     pub const fn neighbours(self) -> Bitboard {
         Bitboard(
             self.shift(Direction::North).0
@@ -82,6 +93,7 @@ impl Bitboard {
 
 impl Iterator for Bitboard {
     type Item = Square;
+    #[inline]
     fn next(&mut self) -> Option<Square> {
         if self.0 == 0 {
             None
@@ -91,6 +103,7 @@ impl Iterator for Bitboard {
             Some(sq)
         }
     }
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.0.count_ones() as usize;
         (n, Some(n))
@@ -98,6 +111,7 @@ impl Iterator for Bitboard {
 }
 
 impl From<Square> for Bitboard {
+    #[inline]
     fn from(sq: Square) -> Bitboard {
         Bitboard::from_square(sq)
     }
@@ -117,11 +131,13 @@ macro_rules! binop {
     ($tr:ident, $f:ident, $tra:ident, $fa:ident, $op:tt) => {
         impl $tr for Bitboard {
             type Output = Bitboard;
+            #[inline]
             fn $f(self, rhs: Bitboard) -> Bitboard {
                 Bitboard(self.0 $op rhs.0)
             }
         }
         impl $tra for Bitboard {
+            #[inline]
             fn $fa(&mut self, rhs: Bitboard) {
                 self.0 = self.0 $op rhs.0;
             }
@@ -134,6 +150,7 @@ binop!(BitXor, bitxor, BitXorAssign, bitxor_assign, ^);
 
 impl Not for Bitboard {
     type Output = Bitboard;
+    #[inline]
     fn not(self) -> Bitboard {
         Bitboard(!self.0 & FULL)
     }

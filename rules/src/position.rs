@@ -429,6 +429,20 @@ impl Position {
         }
     }
 
+    /// The legal moves that end on a square of `mask` (never the pass):
+    /// cheap threat detection for search.
+    pub fn legal_moves_into(&self, rules: &RuleSet, mask: Bitboard, out: &mut MoveList) {
+        out.clear();
+        let occ = self.board.occupied();
+        for (role, pieces) in self.movers(rules) {
+            for from in pieces {
+                for to in self.targets(rules, role, from, occ) & mask {
+                    out.push(Move::new(from, to));
+                }
+            }
+        }
+    }
+
     fn may_pass(&self, rules: &RuleSet) -> bool {
         rules.options.end.no_legal_moves == NoMoves::Pass && self.passes == 0
     }
@@ -447,6 +461,17 @@ impl Position {
         } else {
             n
         }
+    }
+
+    /// The same board with the other side to move (a "null move"), for
+    /// search heuristics that ask what the opponent threatens. Counters are
+    /// kept; the raven edge duty is dropped.
+    pub fn null_move(&self) -> Position {
+        let mut p = *self;
+        p.side = self.side.other();
+        p.hash ^= SIDE_KEY;
+        p.edge_duty = false;
+        p
     }
 
     /// Whether `mv` is legal here.

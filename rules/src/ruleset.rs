@@ -26,9 +26,11 @@ pub enum Role {
 
 impl Role {
     pub const ALL: [Role; 3] = [Role::Attackers, Role::Defenders, Role::King];
+    #[inline]
     pub const fn index(self) -> usize {
         self as usize
     }
+    #[inline]
     pub const fn side(self) -> Side {
         match self {
             Role::Attackers => Side::Attackers,
@@ -98,12 +100,14 @@ pub enum GameResult {
 }
 
 impl GameResult {
+    #[inline]
     pub fn win_for(side: Side) -> GameResult {
         match side {
             Side::Attackers => GameResult::AttackersWin,
             Side::Defenders => GameResult::DefendersWin,
         }
     }
+    #[inline]
     pub fn as_str(self) -> &'static str {
         match self {
             GameResult::AttackersWin => "attackers_win",

@@ -12,15 +12,18 @@ pub enum Side {
 }
 
 impl Side {
+    #[inline]
     pub const fn other(self) -> Side {
         match self {
             Side::Attackers => Side::Defenders,
             Side::Defenders => Side::Attackers,
         }
     }
+    #[inline]
     pub const fn index(self) -> usize {
         self as usize
     }
+    #[inline]
     pub const fn as_str(self) -> &'static str {
         match self {
             Side::Attackers => "attackers",

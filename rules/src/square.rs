@@ -20,6 +20,7 @@ impl Square {
     pub const THRONE: Square = Square(24);
 
     /// The square with this index, if it is on the board.
+    #[inline]
     pub const fn new(index: u8) -> Option<Square> {
         if index < 49 {
             Some(Square(index))
@@ -29,6 +30,7 @@ impl Square {
     }
 
     /// The square at `file` (0 = a) and `rank` (0 = rank 1).
+    #[inline]
     pub const fn from_coords(file: u8, rank: u8) -> Option<Square> {
         if file < SIZE && rank < SIZE {
             Some(Square(rank * SIZE + file))
@@ -43,17 +45,22 @@ impl Square {
         Square(index)
     }
 
+    #[inline]
+
     pub const fn index(self) -> usize {
         self.0 as usize
     }
+    #[inline]
     pub const fn file(self) -> u8 {
         self.0 % SIZE
     }
+    #[inline]
     pub const fn rank(self) -> u8 {
         self.0 / SIZE
     }
 
     /// The neighbouring square in `dir`, or `None` off the board.
+    #[inline]
     pub const fn step(self, dir: Direction) -> Option<Square> {
         let (df, dr) = dir.delta();
         let f = self.file() as i8 + df;
@@ -114,6 +121,7 @@ impl Direction {
     ];
 
     /// (file delta, rank delta).
+    #[inline]
     pub const fn delta(self) -> (i8, i8) {
         match self {
             Direction::North => (0, 1),
@@ -122,6 +130,8 @@ impl Direction {
             Direction::West => (-1, 0),
         }
     }
+
+    #[inline]
 
     pub const fn opposite(self) -> Direction {
         match self {
@@ -133,6 +143,7 @@ impl Direction {
     }
 
     /// True when moving this way increases the square index.
+    #[inline]
     pub const fn is_positive(self) -> bool {
         matches!(self, Direction::North | Direction::East)
     }

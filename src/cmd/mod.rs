@@ -3,6 +3,7 @@
 mod perft;
 mod play;
 mod rules;
+mod search;
 mod show;
 
 use anyhow::{Context, Result};
@@ -28,8 +29,10 @@ enum Command {
     Perft(perft::Args),
     /// Play moves from a position and show the board, status and legal moves.
     Show(show::Args),
-    /// Play a game in the terminal (human or random on each side).
+    /// Play a game in the terminal (human, random or alpha-beta on each side).
     Play(play::Args),
+    /// Run the alpha-beta baseline on a position: best move, score, depth, speed.
+    Search(search::Args),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -38,6 +41,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(a) => perft::run(a),
         Command::Show(a) => show::run(a),
         Command::Play(a) => play::run(a),
+        Command::Search(a) => search::run(a),
     }
 }
 

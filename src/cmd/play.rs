@@ -8,10 +8,10 @@ pub struct Args {
     /// Rule set name or path to a TOML file.
     #[arg(long, default_value = "modern")]
     rules: String,
-    /// Player for the attackers: human or random.
+    /// Player for the attackers: human, random or alphabeta[:depth=N|ms=N|nodes=N].
     #[arg(long, default_value = "human")]
     attackers: String,
-    /// Player for the defenders: human or random.
+    /// Player for the defenders (same specs as --attackers).
     #[arg(long, default_value = "random")]
     defenders: String,
     /// Seed for random players.
@@ -25,8 +25,8 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let rules = Arc::new(super::load_rules(&a.rules)?);
     let mut players = [
-        parse_player(&a.attackers, a.seed)?,
-        parse_player(&a.defenders, a.seed.wrapping_add(0x9e37_79b9))?,
+        parse_player(&a.attackers, &rules, a.seed)?,
+        parse_player(&a.defenders, &rules, a.seed.wrapping_add(0x9e37_79b9))?,
     ];
     let mut game = Game::new(rules.clone());
     println!(

@@ -1,0 +1,296 @@
+//! The alpha-beta baseline: iterative deepening negamax with principal
+//! variation search, a transposition table, ordered moves, and a threat
+//! extension at the horizon for king escapes and king captures. Split by
+//! concern: `tt` (transposition table), `movepick` (ordering), `evaluation`
+//! (static score), `time` (limits).
+
+pub mod evaluation;
+pub mod movepick;
+pub mod time;
+pub mod tt;
+
+use brandubh_rules::{
+    Bitboard, Game, GameResult, Move, MoveList, Outcome, Position, RuleSet, Side,
+};
+use evaluation::{evaluate, EvalWeights};
+use movepick::{order, Ordering, MAX_PLY};
+use std::sync::Arc;
+use time::{Clock, Limits};
+use tt::{Bound, TranspositionTable};
+
+/// A won position's score at the root; a win found `n` plies deep scores
+/// `WIN - n`, so shorter wins are preferred.
+pub const WIN: i32 = 30_000;
+const WIN_BOUND: i32 = WIN - 1_000;
+/// Plies of threat extension allowed on one path below the horizon.
+const EXTENSIONS: u32 = 2;
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    pub best: Move,
+    pub score: i32,
+    /// Deepest completed iteration.
+    pub depth: u32,
+    pub nodes: u64,
+    pub pv: Vec<Move>,
+    pub seconds: f64,
+}
+
+pub struct Searcher {
+    rules: Arc<RuleSet>,
+    weights: EvalWeights,
+    tt: TranspositionTable,
+    ord: Ordering,
+    nodes: u64,
+    stopped: bool,
+    clock: Clock,
+    /// Hashes of the game's positions and of the current search path.
+    history: Vec<u64>,
+}
+
+/// The score of a finished game for the side to move in `pos`.
+fn outcome_score(o: Outcome, side: Side, ply: usize) -> i32 {
+    let win = WIN - ply as i32;
+    match o.result {
+        GameResult::Draw => 0,
+        r if r == GameResult::win_for(side) => win,
+        _ => -win,
+    }
+}
+
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score > WIN_BOUND {
+        score + ply as i32
+    } else if score < -WIN_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score > WIN_BOUND {
+        score - ply as i32
+    } else if score < -WIN_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+impl Searcher {
+    pub fn new(rules: Arc<RuleSet>, weights: EvalWeights, tt_megabytes: usize) -> Searcher {
+        Searcher {
+            rules,
+            weights,
+            tt: TranspositionTable::new(tt_megabytes),
+            ord: Ordering::default(),
+            nodes: 0,
+            stopped: false,
+            clock: Clock::new(&Limits::default()),
+            history: Vec::new(),
+        }
+    }
+
+    /// Searches the game's current position (which must not be over).
+    pub fn search(&mut self, game: &Game, limits: Limits) -> SearchResult {
+        assert!(!game.is_over(), "search needs a game in progress");
+        self.clock = Clock::new(&limits);
+        self.nodes = 0;
+        self.stopped = false;
+        self.history = game.history().to_vec();
+        self.tt.new_search();
+        self.ord = Ordering::default();
+        let pos = *game.position();
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 8)
+            .clamp(1, MAX_PLY as u32 - 8);
+        let mut best = SearchResult {
+            best: game.legal_moves()[0],
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            pv: vec![],
+            seconds: 0.0,
+        };
+        for depth in 1..=max_depth {
+            let score = self.negamax(&pos, depth, -WIN - 1, WIN + 1, 0, EXTENSIONS);
+            if self.stopped && depth > 1 {
+                break;
+            }
+            let pv = self.principal_variation(&pos, depth as usize);
+            if let Some(&mv) = pv.first() {
+                best.best = mv;
+            }
+            best.score = score;
+            best.depth = depth;
+            best.pv = pv;
+            if self.stopped || score.abs() > WIN_BOUND || !self.clock.next_iteration_fits() {
+                break;
+            }
+        }
+        best.nodes = self.nodes;
+        best.seconds = self.clock.elapsed().as_secs_f64();
+        best
+    }
+
+    /// Follows TT moves from the root.
+    fn principal_variation(&self, pos: &Position, max: usize) -> Vec<Move> {
+        let mut pv = Vec::new();
+        let mut p = *pos;
+        let mut seen = Vec::new();
+        while pv.len() < max {
+            let Some(mv) = self.tt.probe(p.hash()).and_then(|h| h.mv) else {
+                break;
+            };
+            if !p.is_legal(&self.rules, mv) || seen.contains(&p.hash()) {
+                break;
+            }
+            seen.push(p.hash());
+            pv.push(mv);
+            p = p.play(&self.rules, mv).0;
+        }
+        pv
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        ext: u32,
+    ) -> i32 {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 && self.clock.expired(self.nodes) {
+            self.stopped = true;
+        }
+        if self.stopped {
+            return 0;
+        }
+        let rules = self.rules.clone();
+        if ply > 0 {
+            if let Some(o) = pos.after_move_outcome(&rules, &self.history) {
+                return outcome_score(o, pos.side_to_move(), ply);
+            }
+        }
+        if ply >= MAX_PLY - 2 {
+            return evaluate(&rules, pos, &self.weights);
+        }
+        if depth == 0 {
+            if pos.count_moves(&rules) == 0 {
+                return outcome_score(pos.no_moves_outcome(&rules), pos.side_to_move(), ply);
+            }
+            return self.horizon(pos, alpha, beta, ply, ext);
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves(&rules, &mut moves);
+        if moves.is_empty() {
+            return outcome_score(pos.no_moves_outcome(&rules), pos.side_to_move(), ply);
+        }
+        let tt_hit = self.tt.probe(pos.hash());
+        if let Some(h) = tt_hit {
+            if ply > 0 && h.depth >= depth {
+                let s = from_tt(h.score, ply);
+                let cut = match h.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+        let ordered = order(
+            &rules,
+            pos,
+            &moves,
+            tt_hit.and_then(|h| h.mv),
+            &self.ord,
+            ply,
+        );
+        let alpha0 = alpha;
+        let mut best_score = -WIN - 1;
+        let mut best_move = ordered[0].0;
+        self.history.push(pos.hash());
+        for (i, (mv, child, captured)) in ordered.iter().enumerate() {
+            let score = if i == 0 {
+                -self.negamax(child, depth - 1, -beta, -alpha, ply + 1, ext)
+            } else {
+                let s = -self.negamax(child, depth - 1, -alpha - 1, -alpha, ply + 1, ext);
+                if s > alpha && s < beta {
+                    -self.negamax(child, depth - 1, -beta, -alpha, ply + 1, ext)
+                } else {
+                    s
+                }
+            };
+            if self.stopped {
+                self.history.pop();
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                best_move = *mv;
+            }
+            if score > alpha {
+                alpha = score;
+            }
+            if alpha >= beta {
+                if captured.is_empty() {
+                    self.ord.reward(pos.side_to_move().index(), ply, *mv, depth);
+                }
+                break;
+            }
+        }
+        self.history.pop();
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            pos.hash(),
+            Some(best_move),
+            to_tt(best_score, ply),
+            depth,
+            bound,
+        );
+        best_score
+    }
+
+    /// At the horizon: take an immediate win, search one more ply when the
+    /// opponent threatens one (while extensions last), else evaluate.
+    fn horizon(&mut self, pos: &Position, alpha: i32, beta: i32, ply: usize, ext: u32) -> i32 {
+        if self.has_winning_move(pos) {
+            return WIN - ply as i32 - 1;
+        }
+        if ext > 0 && self.has_winning_move(&pos.null_move()) {
+            return self.negamax(pos, 1, alpha, beta, ply, ext - 1);
+        }
+        evaluate(&self.rules, pos, &self.weights)
+    }
+
+    /// King to a corner (defenders) or a king capture (attackers) this move.
+    fn has_winning_move(&self, pos: &Position) -> bool {
+        let b = pos.board();
+        let mut moves = MoveList::new();
+        match pos.side_to_move() {
+            Side::Defenders => {
+                pos.legal_moves_into(&self.rules, Bitboard::CORNERS, &mut moves);
+                moves.iter().any(|m| b.king.contains(m.from))
+            }
+            Side::Attackers => {
+                pos.legal_moves_into(&self.rules, b.king.neighbours(), &mut moves);
+                moves
+                    .iter()
+                    .any(|&m| pos.play(&self.rules, m).0.board().king.is_empty())
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+use anyhow::{bail, Result};
+use brandubh_eval::{EvalWeights, Limits, Searcher};
+use brandubh_rules::{Game, MoveRecord, Side};
+use serde_json::json;
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Rule set name or path to a TOML file.
+    #[arg(long, default_value = "modern")]
+    rules: String,
+    /// Start from this OpenTafl position record instead of the setup.
+    #[arg(long)]
+    position: Option<String>,
+    /// Side to move in --position (default: the rule set's first mover).
+    #[arg(long)]
+    side: Option<Side>,
+    /// Moves to play first, space-separated.
+    #[arg(long, default_value = "")]
+    moves: String,
+    /// Stop after this depth.
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Stop after this many milliseconds (default 1000 when no limit is given).
+    #[arg(long)]
+    ms: Option<u64>,
+    /// Stop after this many nodes.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64)]
+    tt: usize,
+    /// Evaluation weights (TOML); default configs/eval/default.toml.
+    #[arg(long)]
+    eval: Option<std::path::PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let rules = Arc::new(super::load_rules(&a.rules)?);
+    let pos = super::load_position(&rules, a.position.as_deref(), a.side)?;
+    let mut game = Game::from_position(rules.clone(), pos);
+    for (i, text) in a.moves.split_whitespace().enumerate() {
+        let rec: MoveRecord = text
+            .parse()
+            .map_err(|e| anyhow::anyhow!("ply {}: {e}", i + 1))?;
+        game.play_record(&rec)
+            .map_err(|e| anyhow::anyhow!("ply {}: move `{text}` is illegal: {e}", i + 1))?;
+    }
+    if game.is_over() {
+        bail!("the game is over: nothing to search");
+    }
+    let weights = match &a.eval {
+        None => EvalWeights::default(),
+        Some(p) => EvalWeights::from_file(p).map_err(anyhow::Error::msg)?,
+    };
+    let mut limits = Limits {
+        depth: a.depth,
+        nodes: a.nodes,
+        millis: a.ms,
+    };
+    if limits == Limits::default() {
+        limits.millis = Some(1000);
+    }
+    let mut s = Searcher::new(rules.clone(), weights, a.tt);
+    let r = s.search(&game, limits);
+    let pv: Vec<String> = r.pv.iter().map(|m| m.to_string()).collect();
+    let nps = r.nodes as f64 / r.seconds.max(1e-9);
+    if a.json {
+        println!(
+            "{}",
+            json!({"rules": rules.name(), "best": r.best.to_string(), "score": r.score, "depth": r.depth,
+                   "nodes": r.nodes, "seconds": r.seconds, "nodes_per_second": nps, "pv": pv})
+        );
+    } else {
+        println!(
+            "best {}  score {}  depth {}  nodes {}  {:.3} s  {:.2} M nodes/s\npv {}",
+            r.best,
+            r.score,
+            r.depth,
+            r.nodes,
+            r.seconds,
+            nps / 1e6,
+            pv.join(" ")
+        );
+    }
+    Ok(())
+}
