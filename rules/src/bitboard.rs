@@ -34,7 +34,6 @@ impl Bitboard {
     pub const BESIDE_THRONE: Bitboard = Bitboard(1 << 17 | 1 << 23 | 1 << 25 | 1 << 31);
 
     #[inline]
-
     pub const fn from_square(sq: Square) -> Bitboard {
         Bitboard(1 << sq.index())
     }

@@ -46,7 +46,6 @@ impl Square {
     }
 
     #[inline]
-
     pub const fn index(self) -> usize {
         self.0 as usize
     }
@@ -132,7 +131,6 @@ impl Direction {
     }
 
     #[inline]
-
     pub const fn opposite(self) -> Direction {
         match self {
             Direction::North => Direction::South,
