@@ -4,9 +4,13 @@
 //! named by spec strings (`random`, `human`, `alphabeta:depth=4`) that every
 //! command accepts.
 
+pub mod arena;
 mod player;
+pub mod ratings;
 pub mod search;
+pub mod stats;
 
+pub use arena::{read_records, run_match, GameRecord, MatchConfig, MatchSummary};
 pub use player::{
     parse_player, AlphaBetaPlayer, HumanPlayer, Player, PlayerSpec, PlayerSpecError, RandomPlayer,
 };

@@ -1,7 +1,9 @@
 //! Subcommands, one file each.
 
+mod arena;
 mod perft;
 mod play;
+mod ratings;
 mod rules;
 mod search;
 mod show;
@@ -33,6 +35,10 @@ enum Command {
     Play(play::Args),
     /// Run the alpha-beta baseline on a position: best move, score, depth, speed.
     Search(search::Args),
+    /// Play a match of game pairs (sides swapped) between two players: Elo, CI, LOS, SPRT.
+    Match(arena::Args),
+    /// Bradley-Terry ratings of every player in recorded games, with the side advantage.
+    Ratings(ratings::Args),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -42,6 +48,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Show(a) => show::run(a),
         Command::Play(a) => play::run(a),
         Command::Search(a) => search::run(a),
+        Command::Match(a) => arena::run(a),
+        Command::Ratings(a) => ratings::run(a),
     }
 }
 

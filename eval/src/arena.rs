@@ -1,0 +1,399 @@
+//! The arena: matches of game pairs with sides swapped from the same
+//! seeded opening, run in parallel, each finished game written as one JSON
+//! line (format documented in docs/arena.md).
+
+use crate::player::{PlayerSpec, PlayerSpecError};
+use crate::stats::{EloEstimate, Pentanomial, Sprt, SprtVerdict};
+use brandubh_rules::{splitmix64, Game, RuleSet};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Version of the game-record format.
+pub const RECORD_FORMAT: u32 = 1;
+
+/// One finished (or capped) game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub format: u32,
+    pub rules: String,
+    /// The rule set's option hash, hex.
+    pub rules_hash: String,
+    pub pair: u64,
+    /// 0: A has the attackers; 1: sides swapped.
+    pub game: u8,
+    pub seed: u64,
+    /// Player specs.
+    pub attackers: String,
+    pub defenders: String,
+    /// The random opening plies both games of the pair start with.
+    pub opening: Vec<String>,
+    /// Moves after the opening, OpenTafl move records.
+    pub moves: Vec<String>,
+    /// `attackers_win`, `defenders_win`, `draw`, or `unfinished` (capped).
+    pub result: String,
+    pub reason: Option<String>,
+    /// Total plies, opening included.
+    pub plies: u32,
+}
+
+impl GameRecord {
+    /// Points for the attackers: 1, ½ or 0; a capped game counts as a draw.
+    pub fn attacker_points(&self) -> f64 {
+        match self.result.as_str() {
+            "attackers_win" => 1.0,
+            "defenders_win" => 0.0,
+            _ => 0.5,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    pub rules: Arc<RuleSet>,
+    pub a: PlayerSpec,
+    pub b: PlayerSpec,
+    pub pairs: u64,
+    /// Random plies from the start before the players take over.
+    pub openings: u32,
+    pub seed: u64,
+    /// A game still going after this many plies is recorded as unfinished.
+    pub max_plies: u32,
+    pub threads: usize,
+    pub sprt: Option<Sprt>,
+}
+
+/// Wins, draws and losses of one player on one side.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Wdl {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchSummary {
+    pub a: String,
+    pub b: String,
+    pub rules: String,
+    pub pairs: u64,
+    pub games: u64,
+    pub a_as_attackers: Wdl,
+    pub a_as_defenders: Wdl,
+    pub b_as_attackers: Wdl,
+    pub b_as_defenders: Wdl,
+    pub unfinished: u64,
+    pub pentanomial: Pentanomial,
+    pub score: f64,
+    pub elo: f64,
+    pub elo_ci95: [f64; 2],
+    pub los: f64,
+    pub sprt: Option<SprtReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SprtReport {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub llr: f64,
+    pub bounds: [f64; 2],
+    pub verdict: SprtVerdict,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    #[error(transparent)]
+    Spec(#[from] PlayerSpecError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}, line {line}: {why}")]
+    BadRecord {
+        path: PathBuf,
+        line: usize,
+        why: String,
+    },
+}
+
+/// The seeded opening of pair `pair`: `plies` random legal moves from the
+/// start that do not end the game.
+pub fn opening(
+    rules: &Arc<RuleSet>,
+    seed: u64,
+    pair: u64,
+    plies: u32,
+) -> Vec<brandubh_rules::Move> {
+    let mut rng = ChaCha8Rng::seed_from_u64(splitmix64(seed ^ splitmix64(pair)));
+    for _ in 0..1000 {
+        let mut g = Game::new(rules.clone());
+        let mut moves = Vec::new();
+        while moves.len() < plies as usize && !g.is_over() {
+            let legal = g.legal_moves();
+            let mv = legal[rng.random_range(0..legal.len())];
+            g.play(mv).expect("legal");
+            moves.push(mv);
+        }
+        if !g.is_over() {
+            return moves;
+        }
+    }
+    Vec::new()
+}
+
+/// Plays one game of a pair.
+fn play_game(
+    cfg: &MatchConfig,
+    pair: u64,
+    game_ix: u8,
+    open: &[brandubh_rules::Move],
+) -> Result<GameRecord, ArenaError> {
+    let (att, def) = if game_ix == 0 {
+        (&cfg.a, &cfg.b)
+    } else {
+        (&cfg.b, &cfg.a)
+    };
+    let seed = splitmix64(cfg.seed ^ splitmix64(pair * 2 + game_ix as u64 + 1));
+    let mut players = [
+        att.build(&cfg.rules, seed)?,
+        def.build(&cfg.rules, splitmix64(seed))?,
+    ];
+    let mut g = Game::new(cfg.rules.clone());
+    for &mv in open {
+        g.play(mv).expect("opening moves are legal");
+    }
+    while !g.is_over() && (g.plies().len() as u32) < cfg.max_plies {
+        let side = g.side_to_move();
+        let mv = players[side.index()].choose(&g);
+        g.play(mv).expect("players return legal moves");
+    }
+    let (result, reason) = match g.outcome() {
+        Some(o) => (
+            o.result.as_str().to_string(),
+            Some(o.reason.as_str().to_string()),
+        ),
+        None => ("unfinished".to_string(), None),
+    };
+    let records: Vec<String> = g.plies().iter().map(|p| p.record().to_string()).collect();
+    Ok(GameRecord {
+        format: RECORD_FORMAT,
+        rules: cfg.rules.name().to_string(),
+        rules_hash: format!("{:016x}", cfg.rules.hash),
+        pair,
+        game: game_ix,
+        seed,
+        attackers: att.text.clone(),
+        defenders: def.text.clone(),
+        opening: records[..open.len()].to_vec(),
+        moves: records[open.len()..].to_vec(),
+        result,
+        reason,
+        plies: g.plies().len() as u32,
+    })
+}
+
+/// Appends records to `PATH.partial`, renamed to `PATH` when the match ends,
+/// so a crash leaves every finished game readable and loses only those in
+/// flight.
+struct RecordWriter {
+    partial: PathBuf,
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl RecordWriter {
+    fn create(path: &Path) -> Result<RecordWriter, ArenaError> {
+        let partial = PathBuf::from(format!("{}.partial", path.display()));
+        let io = |source| ArenaError::Io {
+            path: partial.clone(),
+            source,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let file = std::fs::File::create(&partial).map_err(io)?;
+        Ok(RecordWriter {
+            partial,
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+    fn write(&mut self, rec: &GameRecord) -> Result<(), ArenaError> {
+        let line = serde_json::to_string(rec).expect("records serialise");
+        writeln!(self.file, "{line}")
+            .and_then(|_| self.file.flush())
+            .map_err(|source| ArenaError::Io {
+                path: self.partial.clone(),
+                source,
+            })
+    }
+    fn finish(self) -> Result<(), ArenaError> {
+        self.file.sync_all().ok();
+        std::fs::rename(&self.partial, &self.path).map_err(|source| ArenaError::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+/// Runs a match. `progress` is called from worker threads after each game.
+/// Pairs are played in batches across threads but accounted in pair order,
+/// so the result (and where an SPRT stops) does not depend on scheduling.
+pub fn run_match(
+    cfg: &MatchConfig,
+    out: Option<&Path>,
+    progress: &(dyn Fn(&GameRecord) + Sync),
+) -> Result<(MatchSummary, Vec<GameRecord>), ArenaError> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads.max(1))
+        .build()
+        .expect("thread pool");
+    let mut writer = out.map(RecordWriter::create).transpose()?;
+    let mut summary = MatchSummary {
+        a: cfg.a.text.clone(),
+        b: cfg.b.text.clone(),
+        rules: cfg.rules.name().to_string(),
+        pairs: 0,
+        games: 0,
+        a_as_attackers: Wdl::default(),
+        a_as_defenders: Wdl::default(),
+        b_as_attackers: Wdl::default(),
+        b_as_defenders: Wdl::default(),
+        unfinished: 0,
+        pentanomial: Pentanomial::default(),
+        score: 0.5,
+        elo: 0.0,
+        elo_ci95: [0.0, 0.0],
+        los: 0.5,
+        sprt: None,
+    };
+    let mut records = Vec::new();
+    let batch = (cfg.threads.max(1) as u64) * 2;
+    let mut next = 0u64;
+    'outer: while next < cfg.pairs {
+        let end = (next + batch).min(cfg.pairs);
+        let done: Vec<Result<[GameRecord; 2], ArenaError>> = pool.install(|| {
+            (next..end)
+                .into_par_iter()
+                .map(|pair| {
+                    let open = opening(&cfg.rules, cfg.seed, pair, cfg.openings);
+                    let g0 = play_game(cfg, pair, 0, &open)?;
+                    progress(&g0);
+                    let g1 = play_game(cfg, pair, 1, &open)?;
+                    progress(&g1);
+                    Ok([g0, g1])
+                })
+                .collect()
+        });
+        for pair in done {
+            let pair = pair?;
+            let mut a_points = 0.0;
+            for rec in &pair {
+                let att_pts = rec.attacker_points();
+                let a_is_att = rec.game == 0;
+                a_points += if a_is_att { att_pts } else { 1.0 - att_pts };
+                if rec.result == "unfinished" {
+                    summary.unfinished += 1;
+                }
+                let (att_wdl, def_wdl) = if a_is_att {
+                    (&mut summary.a_as_attackers, &mut summary.b_as_defenders)
+                } else {
+                    (&mut summary.b_as_attackers, &mut summary.a_as_defenders)
+                };
+                match att_pts {
+                    p if p == 1.0 => {
+                        att_wdl.wins += 1;
+                        def_wdl.losses += 1;
+                    }
+                    p if p == 0.0 => {
+                        att_wdl.losses += 1;
+                        def_wdl.wins += 1;
+                    }
+                    _ => {
+                        att_wdl.draws += 1;
+                        def_wdl.draws += 1;
+                    }
+                }
+                summary.games += 1;
+                if let Some(w) = writer.as_mut() {
+                    w.write(rec)?;
+                }
+            }
+            summary.pairs += 1;
+            summary.pentanomial.add(a_points);
+            records.extend(pair);
+            if let Some(sprt) = cfg.sprt {
+                let (llr, verdict) = sprt.verdict(&summary.pentanomial);
+                let (lo, hi) = sprt.bounds();
+                summary.sprt = Some(SprtReport {
+                    elo0: sprt.elo0,
+                    elo1: sprt.elo1,
+                    alpha: sprt.alpha,
+                    beta: sprt.beta,
+                    llr,
+                    bounds: [lo, hi],
+                    verdict,
+                });
+                if verdict != SprtVerdict::Continue {
+                    break 'outer;
+                }
+            }
+        }
+        next = end;
+    }
+    if let Some(EloEstimate {
+        score,
+        elo,
+        ci95,
+        los,
+    }) = summary.pentanomial.elo()
+    {
+        summary.score = score;
+        summary.elo = elo;
+        summary.elo_ci95 = [ci95.0, ci95.1];
+        summary.los = los;
+    }
+    if let Some(w) = writer {
+        w.finish()?;
+    }
+    Ok((summary, records))
+}
+
+/// Reads a game-record file (JSON lines); a bad line is an error naming
+/// the file and line.
+pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, ArenaError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ArenaError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let rec: GameRecord = serde_json::from_str(line).map_err(|e| ArenaError::BadRecord {
+            path: path.to_path_buf(),
+            line: i + 1,
+            why: e.to_string(),
+        })?;
+        if rec.format != RECORD_FORMAT {
+            return Err(ArenaError::BadRecord {
+                path: path.to_path_buf(),
+                line: i + 1,
+                why: format!(
+                    "record format {} (this build reads {RECORD_FORMAT})",
+                    rec.format
+                ),
+            });
+        }
+        out.push(rec);
+    }
+    Ok(out)
+}

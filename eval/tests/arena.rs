@@ -1,0 +1,151 @@
+//! Matches: paired games, determinism, strength ordering, game files.
+
+use brandubh_eval::arena::read_records;
+use brandubh_eval::ratings::rate;
+use brandubh_eval::stats::{Sprt, SprtVerdict};
+use brandubh_eval::{run_match, MatchConfig, PlayerSpec};
+use brandubh_rules::RuleSet;
+use std::sync::Arc;
+
+fn cfg(rules: &str, a: &str, b: &str, pairs: u64, threads: usize, seed: u64) -> MatchConfig {
+    MatchConfig {
+        rules: Arc::new(RuleSet::builtin(rules).unwrap()),
+        a: PlayerSpec::parse(a).unwrap(),
+        b: PlayerSpec::parse(b).unwrap(),
+        pairs,
+        openings: 4,
+        seed,
+        max_plies: 300,
+        threads,
+        sprt: None,
+    }
+}
+
+#[test]
+fn same_seed_same_games_whatever_the_threads() {
+    let (_, one) = run_match(
+        &cfg("wtf", "alphabeta:depth=2", "random", 6, 1, 9),
+        None,
+        &|_| {},
+    )
+    .unwrap();
+    let (_, two) = run_match(
+        &cfg("wtf", "alphabeta:depth=2", "random", 6, 2, 9),
+        None,
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(one, two);
+    let (_, other) = run_match(
+        &cfg("wtf", "alphabeta:depth=2", "random", 6, 2, 10),
+        None,
+        &|_| {},
+    )
+    .unwrap();
+    assert_ne!(one, other);
+}
+
+#[test]
+fn pairs_swap_sides_from_one_opening() {
+    let (s, games) = run_match(
+        &cfg("ludii", "alphabeta:depth=1", "alphabeta:depth=1", 4, 2, 3),
+        None,
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(games.len(), 8);
+    assert_eq!(s.games, 8);
+    for pair in games.chunks(2) {
+        assert_eq!(pair[0].opening, pair[1].opening);
+        assert_eq!(pair[0].opening.len(), 4);
+        assert_eq!(pair[0].attackers, pair[1].defenders);
+    }
+    // Openings differ between pairs.
+    assert!(games.chunks(2).any(|p| p[0].opening != games[0].opening));
+}
+
+#[test]
+fn deeper_beats_shallower_and_random() {
+    for rules in ["wtf", "ludii", "modern", "wtf-plain", "raven"] {
+        let (s, _) = run_match(
+            &cfg(rules, "alphabeta:depth=2", "random", 4, 2, 1),
+            None,
+            &|_| {},
+        )
+        .unwrap();
+        assert!(
+            s.score >= 0.85,
+            "{rules}: depth 2 vs random scored {}",
+            s.score
+        );
+    }
+    let (s, _) = run_match(
+        &cfg("wtf", "alphabeta:depth=3", "alphabeta:depth=1", 10, 2, 5),
+        None,
+        &|_| {},
+    )
+    .unwrap();
+    assert!(s.score > 0.6, "depth 3 vs depth 1 scored {}", s.score);
+}
+
+#[test]
+fn sprt_stops_early() {
+    let mut c = cfg("wtf", "alphabeta:depth=2", "random", 200, 2, 2);
+    c.sprt = Some(Sprt::new(0.0, 50.0));
+    let (s, _) = run_match(&c, None, &|_| {}).unwrap();
+    assert!(
+        s.pairs < 200,
+        "should stop well before 200 pairs, played {}",
+        s.pairs
+    );
+    assert_eq!(s.sprt.unwrap().verdict, SprtVerdict::AcceptH1);
+}
+
+#[test]
+fn game_files_round_trip_and_rate() {
+    let dir = std::env::temp_dir().join(format!("brandubh-arena-{}", std::process::id()));
+    let path = dir.join("games.jsonl");
+    let (_, games) = run_match(
+        &cfg("wtf", "alphabeta:depth=2", "random", 3, 2, 4),
+        Some(&path),
+        &|_| {},
+    )
+    .unwrap();
+    assert!(
+        !dir.join("games.jsonl.partial").exists(),
+        "partial file renamed into place"
+    );
+    let back = read_records(&path).unwrap();
+    assert_eq!(back, games);
+    let t = rate(&back, "random").unwrap();
+    assert_eq!(t.ratings[0].player, "alphabeta:depth=2");
+    assert!(t.ratings[0].elo > 0.0);
+    // A damaged file is an error naming the line.
+    std::fs::write(
+        dir.join("bad.jsonl"),
+        format!(
+            "{}\n{{not json\n",
+            serde_json::to_string(&games[0]).unwrap()
+        ),
+    )
+    .unwrap();
+    let e = read_records(&dir.join("bad.jsonl"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bad.jsonl") && e.contains("line 2"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_specs_are_refused() {
+    for spec in [
+        "alphabeta:depth",
+        "alphabeta:depth=x",
+        "alphabeta:speed=3",
+        "mcts",
+        "random:depth=2",
+    ] {
+        assert!(PlayerSpec::parse(spec).is_err(), "{spec}");
+    }
+    assert!(PlayerSpec::parse("alphabeta:depth=3,tt=8").is_ok());
+}

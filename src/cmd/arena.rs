@@ -1,0 +1,138 @@
+use anyhow::{bail, Context, Result};
+use brandubh_eval::stats::Sprt;
+use brandubh_eval::{run_match, MatchConfig, MatchSummary, PlayerSpec};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Rule set name or path to a TOML file.
+    #[arg(long, default_value = "wtf")]
+    rules: String,
+    /// Player A (e.g. alphabeta:ms=200, alphabeta:depth=4, random).
+    #[arg(long)]
+    a: String,
+    /// Player B.
+    #[arg(long)]
+    b: String,
+    /// Game pairs to play; each pair plays one opening twice with sides swapped.
+    #[arg(long, default_value_t = 50)]
+    pairs: u64,
+    /// Random plies from the start before the players take over (distinct
+    /// games even between deterministic players).
+    #[arg(long, default_value_t = 4)]
+    openings: u32,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Seed for openings and any random player.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Stop early when an SPRT (alpha = beta = 0.05) accepts H0: elo <= ELO0
+    /// or H1: elo >= ELO1. Example: --sprt 0,20
+    #[arg(long, value_name = "ELO0,ELO1")]
+    sprt: Option<String>,
+    /// A game still going after this many plies is recorded as unfinished
+    /// (and scored as a draw).
+    #[arg(long, default_value_t = 500)]
+    max_plies: u32,
+    /// Write every finished game here as JSON lines (see docs/arena.md).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_sprt(s: &str) -> Result<Sprt> {
+    let (a, b) = s
+        .split_once(',')
+        .context("--sprt wants ELO0,ELO1, e.g. 0,20")?;
+    let (e0, e1): (f64, f64) = (
+        a.trim().parse().context("--sprt ELO0")?,
+        b.trim().parse().context("--sprt ELO1")?,
+    );
+    if e1 <= e0 {
+        bail!("--sprt: ELO1 ({e1}) must exceed ELO0 ({e0})");
+    }
+    Ok(Sprt::new(e0, e1))
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let rules = Arc::new(super::load_rules(&a.rules)?);
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let cfg = MatchConfig {
+        rules,
+        a: PlayerSpec::parse(&a.a)?,
+        b: PlayerSpec::parse(&a.b)?,
+        pairs: a.pairs,
+        openings: a.openings,
+        seed: a.seed,
+        max_plies: a.max_plies,
+        threads,
+        sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
+    };
+    if cfg.a.kind == "human" || cfg.b.kind == "human" {
+        bail!("the arena plays engines against each other; use `brandubh play` for a human player");
+    }
+    let bar = ProgressBar::new(cfg.pairs * 2);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  eta {eta}  {msg}")
+            .expect("valid template"),
+    );
+    if a.json {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let (summary, _) = run_match(&cfg, a.out.as_deref(), &|_| bar.inc(1))?;
+    bar.finish_and_clear();
+    if a.json {
+        println!("{}", serde_json::to_string(&summary)?);
+    } else {
+        print_summary(&summary);
+        if let Some(out) = &a.out {
+            println!("games written to {}", out.display());
+        }
+    }
+    Ok(())
+}
+
+fn print_summary(s: &MatchSummary) {
+    println!(
+        "{} vs {} under {}: {} pairs, {} games ({} unfinished)",
+        s.a, s.b, s.rules, s.pairs, s.games, s.unfinished
+    );
+    println!(
+        "{:<12} {:>18} {:>18}",
+        "", "as attackers W/D/L", "as defenders W/D/L"
+    );
+    for (name, att, def) in [
+        ("A", s.a_as_attackers, s.a_as_defenders),
+        ("B", s.b_as_attackers, s.b_as_defenders),
+    ] {
+        println!(
+            "{:<12} {:>18} {:>18}",
+            name,
+            format!("{}/{}/{}", att.wins, att.draws, att.losses),
+            format!("{}/{}/{}", def.wins, def.draws, def.losses)
+        );
+    }
+    let p = s.pentanomial.0;
+    println!("pair results for A (0, ½, 1, 1½, 2 points): {p:?}");
+    println!(
+        "A scores {:.1} %: Elo {:+.1} (95 % CI {:+.1} .. {:+.1}), LOS {:.1} %",
+        s.score * 100.0,
+        s.elo,
+        s.elo_ci95[0],
+        s.elo_ci95[1],
+        s.los * 100.0
+    );
+    if let Some(r) = &s.sprt {
+        println!(
+            "SPRT [{}, {}]: LLR {:.3} (bounds {:.3}, {:.3}): {:?}",
+            r.elo0, r.elo1, r.llr, r.bounds[0], r.bounds[1], r.verdict
+        );
+    }
+}
