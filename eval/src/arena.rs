@@ -307,19 +307,15 @@ pub fn run_match(
                 } else {
                     (&mut summary.b_as_attackers, &mut summary.a_as_defenders)
                 };
-                match att_pts {
-                    p if p == 1.0 => {
-                        att_wdl.wins += 1;
-                        def_wdl.losses += 1;
-                    }
-                    p if p == 0.0 => {
-                        att_wdl.losses += 1;
-                        def_wdl.wins += 1;
-                    }
-                    _ => {
-                        att_wdl.draws += 1;
-                        def_wdl.draws += 1;
-                    }
+                if att_pts == 1.0 {
+                    att_wdl.wins += 1;
+                    def_wdl.losses += 1;
+                } else if att_pts == 0.0 {
+                    att_wdl.losses += 1;
+                    def_wdl.wins += 1;
+                } else {
+                    att_wdl.draws += 1;
+                    def_wdl.draws += 1;
                 }
                 summary.games += 1;
                 if let Some(w) = writer.as_mut() {

@@ -168,11 +168,12 @@ fn solve(a: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
         if piv.abs() < 1e-300 {
             continue;
         }
-        for r in 0..n {
+        let pivot_row = m[c].clone();
+        for (r, row) in m.iter_mut().enumerate() {
             if r != c {
-                let f = m[r][c] / piv;
-                for k in c..=n {
-                    m[r][k] -= f * m[c][k];
+                let f = row[c] / piv;
+                for (x, p) in row[c..].iter_mut().zip(&pivot_row[c..]) {
+                    *x -= f * p;
                 }
             }
         }
