@@ -15,6 +15,7 @@ pub struct EvalWeights {
     pub king_open_route: i32,
     pub king_double_route: i32,
     pub king_route_squares: i32,
+    pub king_fork: i32,
     pub king_mobility: i32,
     pub king_adjacent_attacker: i32,
     pub corner_guard: i32,
