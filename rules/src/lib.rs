@@ -8,21 +8,25 @@
 mod bitboard;
 mod builtin;
 mod game;
+mod index;
 pub mod notation;
 mod perft;
 mod position;
 pub mod ruleset;
 mod side;
 mod square;
+mod symmetry;
 mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use builtin::{all_names, BUILTIN, RULES_DIR};
 pub use game::{Game, IllegalMove, Ply};
+pub use index::POLICY_SIZE;
 pub use notation::{opentafl_rules, MoveRecord, NotationError};
 pub use perft::{divide, perft, perft_stats, perft_with_history, DepthStats};
 pub use position::{Board, EndReason, Move, MoveList, Outcome, Position, PositionError};
 pub use ruleset::{GameResult, Role, RuleSet, RulesError};
 pub use side::{ParseSideError, Side};
 pub use square::{Direction, ParseSquareError, Square, NUM_SQUARES, SIZE};
+pub use symmetry::Symmetry;
 pub use zobrist::splitmix64;

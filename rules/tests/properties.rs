@@ -168,3 +168,41 @@ fn long_random_games_in_every_rule_set() {
         }
     }
 }
+
+/// The image of every legal move is legal in the image position, under
+/// all eight symmetries, along random games; perft is invariant too.
+#[test]
+fn symmetries_commute_with_move_generation() {
+    for name in ALL {
+        let r = rules(name);
+        let mut rng = Rng(17);
+        let mut g = Game::new(r.clone());
+        while !g.is_over() && g.plies().len() < 60 {
+            let pos = *g.position();
+            let mut fast: Vec<Move> = g.legal_moves().iter().copied().collect();
+            fast.sort_by_key(|m| (m.from, m.to));
+            for s in Symmetry::ALL {
+                let img =
+                    Position::from_board(&r, s.board(pos.board()), pos.side_to_move()).unwrap();
+                let mut list = MoveList::new();
+                img.legal_moves(&r, &mut list);
+                let mut mapped: Vec<Move> = list.iter().map(|&m| s.inverse().mv(m)).collect();
+                mapped.sort_by_key(|m| (m.from, m.to));
+                assert_eq!(mapped, fast, "{name} symmetry {s:?}");
+                for &m in &fast {
+                    if let Some(i) = m.policy_index() {
+                        assert_eq!(s.policy_index(i), s.mv(m).policy_index());
+                    }
+                }
+            }
+            let m = fast[rng.below(fast.len())];
+            g.play(m).unwrap();
+        }
+        let start = Position::start(&r);
+        for s in Symmetry::ALL {
+            let img =
+                Position::from_board(&r, s.board(start.board()), start.side_to_move()).unwrap();
+            assert_eq!(perft(&r, &img, 3), perft(&r, &start, 3), "{name} {s:?}");
+        }
+    }
+}
