@@ -4,6 +4,7 @@ use crate::search::evaluation::EvalWeights;
 use crate::search::time::Limits;
 use crate::search::Searcher;
 use brandubh_rules::{Game, Move, MoveRecord, RuleSet};
+use brandubh_selfplay::{load_evaluator, Advance, Evaluator, MctsConfig, Search};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::{BufRead, Write};
@@ -147,6 +148,31 @@ impl Player for AlphaBetaPlayer {
     }
 }
 
+/// Monte Carlo tree search guided by an evaluator (`uniform` or a model).
+pub struct MctsPlayer {
+    spec: String,
+    rules: Arc<RuleSet>,
+    cfg: MctsConfig,
+    evaluator: Arc<dyn Evaluator>,
+    sims: u32,
+    rng: ChaCha8Rng,
+}
+
+impl Player for MctsPlayer {
+    fn name(&self) -> String {
+        self.spec.clone()
+    }
+    fn choose(&mut self, game: &Game) -> Move {
+        let mut search = Search::new(self.rules.clone(), self.cfg.clone(), game);
+        search.start(self.sims, false, &mut self.rng);
+        while search.advance() == Advance::NeedsEval {
+            let eval = self.evaluator.evaluate(&[search.leaf_request()]);
+            search.apply(&eval[0], &mut self.rng);
+        }
+        search.choose(0.0, &mut self.rng).0
+    }
+}
+
 /// A parsed player spec: `KIND[:key=value,key=value…]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayerSpec {
@@ -163,6 +189,8 @@ impl PlayerSpec {
     /// - `alphabeta:depth=N`, `alphabeta:ms=N`, `alphabeta:nodes=N` (any
     ///   mix; with none, depth 4), plus `tt=MiB` (default 16) and
     ///   `eval=FILE.toml` (weights; default `configs/eval/default.toml`).
+    /// - `mcts:model=DIR|uniform,sims=N` (default uniform, 400), `gumbel=1`
+    ///   for Gumbel root selection.
     pub fn parse(text: &str) -> Result<PlayerSpec, PlayerSpecError> {
         let err = |why: String| PlayerSpecError {
             spec: text.to_string(),
@@ -179,9 +207,10 @@ impl PlayerSpec {
         let allowed: &[&str] = match kind {
             "random" | "human" => &[],
             "alphabeta" | "ab" => &["depth", "ms", "nodes", "tt", "eval"],
+            "mcts" => &["model", "sims", "gumbel"],
             _ => {
                 return Err(err(
-                    "unknown player (known: random, human, alphabeta)".into()
+                    "unknown player (known: random, human, alphabeta, mcts)".into(),
                 ))
             }
         };
@@ -192,7 +221,7 @@ impl PlayerSpec {
                     allowed.join(", ")
                 )));
             }
-            if k != "eval" && v.parse::<u64>().is_err() {
+            if k != "eval" && k != "model" && v.parse::<u64>().is_err() {
                 return Err(err(format!("`{k}={v}`: expected a whole number")));
             }
         }
@@ -226,6 +255,28 @@ impl PlayerSpec {
                 std::io::BufReader::new(std::io::stdin()),
                 std::io::stdout(),
             ))),
+            "mcts" => {
+                let model = self
+                    .params
+                    .iter()
+                    .find(|(k, _)| k == "model")
+                    .map_or("uniform", |(_, v)| v.as_str());
+                let evaluator = load_evaluator(model, rules).map_err(|why| PlayerSpecError {
+                    spec: self.text.clone(),
+                    why,
+                })?;
+                Ok(Box::new(MctsPlayer {
+                    spec: self.text.clone(),
+                    rules: rules.clone(),
+                    cfg: MctsConfig {
+                        gumbel: self.num("gumbel").unwrap_or(0) != 0,
+                        ..MctsConfig::default()
+                    },
+                    evaluator,
+                    sims: self.num("sims").unwrap_or(400).max(1) as u32,
+                    rng: ChaCha8Rng::seed_from_u64(seed),
+                }))
+            }
             _ => {
                 let mut limits = Limits {
                     depth: self.num("depth").map(|d| d as u32),

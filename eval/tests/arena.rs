@@ -142,10 +142,30 @@ fn bad_specs_are_refused() {
         "alphabeta:depth",
         "alphabeta:depth=x",
         "alphabeta:speed=3",
-        "mcts",
+        "mcts:sims=x",
+        "mcts:depth=3",
+        "nonesuch",
         "random:depth=2",
     ] {
         assert!(PlayerSpec::parse(spec).is_err(), "{spec}");
     }
     assert!(PlayerSpec::parse("alphabeta:depth=3,tt=8").is_ok());
+    let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
+    let e = PlayerSpec::parse("mcts:model=/no/such/dir")
+        .unwrap()
+        .build(&rules, 0)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("/no/such/dir"), "{e}");
+}
+
+#[test]
+fn mcts_player_beats_random() {
+    let (s, _) = run_match(
+        &cfg("wtf", "mcts:model=uniform,sims=200", "random", 3, 2, 8),
+        None,
+        &|_| {},
+    )
+    .unwrap();
+    assert!(s.score >= 0.8, "uniform MCTS vs random scored {}", s.score);
 }

@@ -1,1 +1,17 @@
+//! Self-play: Monte Carlo tree search guided by any batched evaluator,
+//! a driver that plays many games at once with one evaluation batch per
+//! step, and the Parquet game records that training reads.
 
+pub mod config;
+pub mod driver;
+pub mod evaluator;
+pub mod mcts;
+pub mod records;
+
+pub use config::{MctsConfig, SelfPlayConfig};
+pub use driver::{run_selfplay, SelfPlayStats};
+pub use evaluator::{
+    load_evaluator, register_model_loader, EvalRequest, Evaluation, Evaluator, UniformEvaluator,
+};
+pub use mcts::{Advance, RootStats, Search};
+pub use records::{read_dir, read_shard, write_shard, PositionRecord, RecordError, SelfPlayGame};

@@ -1,0 +1,268 @@
+//! Many games at once: every step advances each live game's search to its
+//! next leaf (in parallel across threads, each game with its own seeded
+//! generator), sends all the leaves to the evaluator as one batch, then
+//! hands the results back. Finished games are replaced by new ones. The
+//! games, not the thread schedule, decide every random draw, so the same
+//! seed gives the same games.
+
+use crate::config::SelfPlayConfig;
+use crate::evaluator::{EvalRequest, Evaluator};
+use crate::mcts::{Advance, Search};
+use crate::records::{PositionRecord, SelfPlayGame};
+use brandubh_rules::{splitmix64, Game, RuleSet};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Counters for progress bars and summaries.
+#[derive(Clone, Debug, Default)]
+pub struct SelfPlayStats {
+    pub games: u64,
+    pub attacker_wins: u64,
+    pub defender_wins: u64,
+    pub draws: u64,
+    pub unfinished: u64,
+    pub plies: u64,
+    pub reasons: BTreeMap<String, u64>,
+    pub evaluations: u64,
+    pub batches: u64,
+    /// Sum over batches of batch size / concurrent games.
+    pub fill_sum: f64,
+    pub eval_seconds: f64,
+    pub seconds: f64,
+}
+
+impl SelfPlayStats {
+    pub fn mean_fill(&self) -> f64 {
+        self.fill_sum / self.batches.max(1) as f64
+    }
+    pub fn mean_length(&self) -> f64 {
+        self.plies as f64 / self.games.max(1) as f64
+    }
+    fn count(&mut self, g: &SelfPlayGame) {
+        self.games += 1;
+        self.plies += g.plies as u64;
+        match g.result_str() {
+            "attackers_win" => self.attacker_wins += 1,
+            "defenders_win" => self.defender_wins += 1,
+            "draw" => self.draws += 1,
+            _ => self.unfinished += 1,
+        }
+        *self
+            .reasons
+            .entry(g.reason.clone().unwrap_or_else(|| "ply_cap".into()))
+            .or_default() += 1;
+    }
+}
+
+struct Slot {
+    id: u64,
+    seed: u64,
+    game: Game,
+    search: Search,
+    rng: ChaCha8Rng,
+    full: bool,
+    positions: Vec<PositionRecord>,
+}
+
+fn new_slot(rules: &Arc<RuleSet>, cfg: &SelfPlayConfig, seed: u64, id: u64) -> Slot {
+    let game_seed = splitmix64(seed ^ splitmix64(id.wrapping_add(1)));
+    let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
+    let mut game = Game::new(rules.clone());
+    for _ in 0..cfg.opening_plies {
+        if game.is_over() {
+            break;
+        }
+        let legal = game.legal_moves();
+        let mv = legal[rng.random_range(0..legal.len())];
+        game.play(mv).expect("legal");
+    }
+    if game.is_over() {
+        // An opening that ends the game is replayed from the start.
+        game = Game::new(rules.clone());
+    }
+    let search = Search::new(rules.clone(), cfg.mcts.clone(), &game);
+    let mut s = Slot {
+        id,
+        seed: game_seed,
+        game,
+        search,
+        rng,
+        full: true,
+        positions: Vec::new(),
+    };
+    start_search(&mut s, cfg);
+    s
+}
+
+fn start_search(s: &mut Slot, cfg: &SelfPlayConfig) {
+    let m = &cfg.mcts;
+    s.full = m.full_search_prob >= 1.0 || s.rng.random::<f32>() < m.full_search_prob;
+    let sims = if s.full {
+        m.simulations
+    } else {
+        m.cheap_simulations
+    };
+    s.search.start(sims, s.full, &mut s.rng);
+}
+
+/// Advances one slot until its search needs the evaluator; returns the game
+/// if it finished on the way.
+fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<SelfPlayGame> {
+    loop {
+        let forced = s.game.legal_moves().len() == 1;
+        if !forced && s.search.advance() == Advance::NeedsEval {
+            return None;
+        }
+        let ply = s.game.plies().len() as u32;
+        let temp = if ply < cfg.mcts.temperature_plies {
+            cfg.mcts.temperature
+        } else {
+            0.0
+        };
+        let pos = *s.game.position();
+        let (mv, record) = if forced {
+            let mv = s.game.legal_moves()[0];
+            (mv, None)
+        } else {
+            let (mv, stats) = s.search.choose(temp, &mut s.rng);
+            (mv, Some(stats))
+        };
+        let reps = pos.repetitions(s.game.history()).min(255) as u8;
+        let (visits, target, value) = match &record {
+            Some(st) => {
+                let mut v = Vec::new();
+                let mut t = Vec::new();
+                for ((m, n), p) in st.visits.iter().zip(&st.target) {
+                    if let Some(i) = m.policy_index() {
+                        v.push((i, *n));
+                        t.push(*p);
+                    }
+                }
+                (v, t, st.value)
+            }
+            None => (Vec::new(), Vec::new(), 0.0),
+        };
+        s.positions.push(PositionRecord {
+            ply,
+            board: *pos.board(),
+            side_to_move: pos.side_to_move(),
+            quiet_plies: pos.quiet_plies().min(u16::MAX as u32) as u16,
+            repetitions: reps,
+            visits,
+            target,
+            root_value: value,
+            full_search: s.full && record.is_some(),
+            mv: mv.to_string(),
+            move_index: mv.policy_index(),
+        });
+        s.game.play(mv).expect("search returns legal moves");
+        let capped = s.game.plies().len() as u32 >= cfg.max_plies;
+        if s.game.is_over() || capped {
+            let o = s.game.outcome();
+            return Some(SelfPlayGame {
+                game_id: s.id,
+                rules: s.game.rules().name().to_string(),
+                rules_hash: s.game.rules().hash,
+                model_id: model_id.to_string(),
+                seed: s.seed,
+                result: o.map(|o| o.result),
+                reason: o.map(|o| o.reason.as_str().to_string()),
+                plies: s.game.plies().len() as u32,
+                moves: s
+                    .game
+                    .plies()
+                    .iter()
+                    .map(|p| p.record().to_string())
+                    .collect(),
+                positions: std::mem::take(&mut s.positions),
+            });
+        }
+        s.search.advance_root(mv, &s.game);
+        start_search(s, cfg);
+    }
+}
+
+/// Plays `games` self-play games; `on_game` receives each finished game (in
+/// the order they finish, which the seed fixes) with the running counters.
+pub fn run_selfplay(
+    rules: Arc<RuleSet>,
+    evaluator: &dyn Evaluator,
+    cfg: &SelfPlayConfig,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    on_game: &mut dyn FnMut(SelfPlayGame, &SelfPlayStats),
+) -> SelfPlayStats {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .expect("thread pool");
+    let start = Instant::now();
+    let mut stats = SelfPlayStats::default();
+    let width = cfg.concurrent_games.max(1);
+    let model_id = evaluator.id();
+    let mut next_id = 0u64;
+    let mut slots: Vec<Slot> = Vec::new();
+    while (slots.len() as u64) < games.min(width as u64) {
+        slots.push(new_slot(&rules, cfg, seed, next_id));
+        next_id += 1;
+    }
+    while !slots.is_empty() {
+        // Search every game to its next leaf.
+        let finished: Vec<Option<SelfPlayGame>> = pool.install(|| {
+            slots
+                .par_iter_mut()
+                .map(|s| advance_slot(s, cfg, &model_id))
+                .collect()
+        });
+        let mut keep = Vec::with_capacity(slots.len());
+        for (slot, done) in std::mem::take(&mut slots).into_iter().zip(finished) {
+            match done {
+                None => keep.push(slot),
+                Some(g) => {
+                    stats.count(&g);
+                    stats.seconds = start.elapsed().as_secs_f64();
+                    on_game(g, &stats);
+                    if next_id < games {
+                        let mut fresh = new_slot(&rules, cfg, seed, next_id);
+                        next_id += 1;
+                        if let Some(g) = advance_slot(&mut fresh, cfg, &model_id) {
+                            // A game decided without any evaluation (forced moves only).
+                            stats.count(&g);
+                            on_game(g, &stats);
+                        } else {
+                            keep.push(fresh);
+                        }
+                    }
+                }
+            }
+        }
+        slots = keep;
+        if slots.is_empty() {
+            break;
+        }
+        // One batch for all leaves.
+        let t = Instant::now();
+        let evals = {
+            let requests: Vec<EvalRequest<'_>> =
+                slots.iter().map(|s| s.search.leaf_request()).collect();
+            evaluator.evaluate(&requests)
+        };
+        stats.eval_seconds += t.elapsed().as_secs_f64();
+        stats.evaluations += evals.len() as u64;
+        stats.batches += 1;
+        stats.fill_sum += evals.len() as f64 / width as f64;
+        pool.install(|| {
+            slots
+                .par_iter_mut()
+                .zip(evals.par_iter())
+                .for_each(|(s, e)| s.search.apply(e, &mut s.rng))
+        });
+    }
+    stats.seconds = start.elapsed().as_secs_f64();
+    stats
+}

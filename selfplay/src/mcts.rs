@@ -1,0 +1,558 @@
+//! Monte Carlo tree search for one game: PUCT selection with priors from
+//! an evaluator, first-play urgency, Dirichlet noise at the root, exact
+//! values at finished games (the game's history is carried down every path,
+//! so repetition is judged exactly), tree reuse after each move, and
+//! optionally Gumbel root selection with sequential halving (Danihelka et
+//! al. 2022; PUCT below the root).
+//!
+//! The search is driven from outside, one leaf at a time: `advance` walks
+//! to the next leaf that needs the evaluator and stops, `apply` hands the
+//! evaluation back. That lets a driver gather the leaves of many games into
+//! one batch.
+
+use crate::config::MctsConfig;
+use crate::evaluator::{EvalRequest, Evaluation};
+use brandubh_rules::{Game, GameResult, Move, MoveList, Position, RuleSet};
+use rand::Rng;
+use rand_distr::{Distribution, Gamma};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Debug)]
+struct Edge {
+    mv: Move,
+    prior: f32,
+    child: u32,
+    visits: u32,
+    /// Sum of values from the point of view of the side moving at the parent.
+    value_sum: f32,
+}
+
+#[derive(Clone, Debug)]
+struct Node {
+    pos: Position,
+    first_edge: u32,
+    n_edges: u32,
+    visits: u32,
+    /// Sum of values from the point of view of the side to move here.
+    value_sum: f32,
+    /// Exact value for the side to move, when the game is over here.
+    terminal: Option<f32>,
+    expanded: bool,
+    /// Earlier occurrences of this position on its path (for the net's input).
+    repetitions: u8,
+}
+
+/// What `advance` stopped for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Advance {
+    /// A leaf waits for the evaluator: see `leaf_request`, then `apply`.
+    NeedsEval,
+    /// The simulation budget is spent: choose a move.
+    Done,
+}
+
+/// Root statistics of a finished search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RootStats {
+    /// (move, visits) of every legal move at the root.
+    pub visits: Vec<(Move, u32)>,
+    /// The policy target: normalised visits (PUCT) or the improved policy (Gumbel).
+    pub target: Vec<f32>,
+    /// Mean value for the side to move, in [-1, 1].
+    pub value: f32,
+}
+
+struct GumbelRoot {
+    /// Gumbel sample + log prior, per root edge.
+    score: Vec<f32>,
+    remaining: Vec<u32>,
+    queue: VecDeque<u32>,
+    rounds: u32,
+}
+
+pub struct Search {
+    rules: Arc<RuleSet>,
+    cfg: MctsConfig,
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
+    /// The move of each edge, kept contiguous so a node's moves are a slice.
+    edge_moves: Vec<Move>,
+    /// Hashes of the game's positions before the root.
+    history: Vec<u64>,
+    /// (node, edge) steps from the root to the pending leaf.
+    path: Vec<(u32, u32)>,
+    pending: Option<u32>,
+    sims_done: u32,
+    target: u32,
+    noise: bool,
+    gumbel: Option<GumbelRoot>,
+    moves: MoveList,
+}
+
+fn outcome_value(result: GameResult, pos: &Position) -> f32 {
+    match result {
+        GameResult::Draw => 0.0,
+        r if r == GameResult::win_for(pos.side_to_move()) => 1.0,
+        _ => -1.0,
+    }
+}
+
+impl Search {
+    /// A search rooted at the game's current position (not over).
+    pub fn new(rules: Arc<RuleSet>, cfg: MctsConfig, game: &Game) -> Search {
+        let mut s = Search {
+            rules,
+            cfg,
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            edge_moves: Vec::new(),
+            history: game.history().to_vec(),
+            path: Vec::new(),
+            pending: None,
+            sims_done: 0,
+            target: 0,
+            noise: false,
+            gumbel: None,
+            moves: MoveList::new(),
+        };
+        let root = s.new_node(*game.position());
+        debug_assert_eq!(root, 0);
+        s
+    }
+
+    /// Creates a node for `pos`, reached by the current path; finds out
+    /// whether the game is over there and lists its moves.
+    fn new_node(&mut self, pos: Position) -> u32 {
+        let mut hist = self.history.clone();
+        hist.extend(
+            self.path
+                .iter()
+                .map(|&(n, _)| self.nodes[n as usize].pos.hash()),
+        );
+        let is_root = self.nodes.is_empty();
+        let mut terminal = if is_root {
+            None
+        } else {
+            pos.after_move_outcome(&self.rules, &hist)
+                .map(|o| outcome_value(o.result, &pos))
+        };
+        let first_edge = self.edges.len() as u32;
+        let mut n_edges = 0;
+        if terminal.is_none() {
+            pos.legal_moves(&self.rules, &mut self.moves);
+            if self.moves.is_empty() {
+                terminal = Some(outcome_value(
+                    pos.no_moves_outcome(&self.rules).result,
+                    &pos,
+                ));
+            }
+            for &mv in self.moves.iter() {
+                self.edge_moves.push(mv);
+                self.edges.push(Edge {
+                    mv,
+                    prior: 0.0,
+                    child: NONE,
+                    visits: 0,
+                    value_sum: 0.0,
+                });
+            }
+            n_edges = self.moves.len() as u32;
+        }
+        self.nodes.push(Node {
+            pos,
+            first_edge,
+            n_edges,
+            visits: 0,
+            value_sum: 0.0,
+            terminal,
+            expanded: false,
+            repetitions: pos.repetitions(&hist).min(255) as u8,
+        });
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Starts a search of `simulations` (counting the root's own evaluation
+    /// if it has none yet), with root noise if `noise`.
+    pub fn start<R: Rng>(&mut self, simulations: u32, noise: bool, rng: &mut R) {
+        self.sims_done = 0;
+        self.target = simulations.max(1);
+        self.noise = noise;
+        self.gumbel = None;
+        self.path.clear();
+        self.pending = None;
+        if self.nodes[0].expanded {
+            self.prepare_root(rng);
+        }
+    }
+
+    pub fn root_position(&self) -> &Position {
+        &self.nodes[0].pos
+    }
+
+    /// Noise and the Gumbel schedule, once the root has priors.
+    fn prepare_root<R: Rng>(&mut self, rng: &mut R) {
+        let (first, n) = (
+            self.nodes[0].first_edge as usize,
+            self.nodes[0].n_edges as usize,
+        );
+        if n == 0 {
+            return;
+        }
+        if self.noise && n > 1 && self.cfg.dirichlet_epsilon > 0.0 {
+            let gamma =
+                Gamma::new(self.cfg.dirichlet_alpha.max(1e-3) as f64, 1.0).expect("valid gamma");
+            let draws: Vec<f64> = (0..n).map(|_| gamma.sample(rng)).collect();
+            let sum: f64 = draws.iter().sum::<f64>().max(1e-12);
+            let eps = self.cfg.dirichlet_epsilon;
+            for (e, d) in self.edges[first..first + n].iter_mut().zip(draws) {
+                e.prior = (1.0 - eps) * e.prior + eps * (d / sum) as f32;
+            }
+        }
+        if self.cfg.gumbel {
+            let score: Vec<f32> = self.edges[first..first + n]
+                .iter()
+                .map(|e| {
+                    let g = if self.noise {
+                        let u: f32 = rng.random_range(1e-6..1.0);
+                        -(-u.ln()).ln()
+                    } else {
+                        0.0
+                    };
+                    g + (e.prior + 1e-8).ln()
+                })
+                .collect();
+            let m = (self.cfg.gumbel_considered.max(1) as usize).min(n);
+            let mut order: Vec<u32> = (0..n as u32).collect();
+            order.sort_by(|&a, &b| {
+                score[b as usize]
+                    .total_cmp(&score[a as usize])
+                    .then(a.cmp(&b))
+            });
+            order.truncate(m);
+            let rounds = (m as f32).log2().ceil().max(1.0) as u32;
+            self.gumbel = Some(GumbelRoot {
+                score,
+                remaining: order,
+                queue: VecDeque::new(),
+                rounds,
+            });
+        }
+    }
+
+    /// σ(q̂) of the Gumbel paper: q mapped to [0, 1], scaled by visits.
+    fn sigma(&self, q: f32) -> f32 {
+        let (first, n) = (
+            self.nodes[0].first_edge as usize,
+            self.nodes[0].n_edges as usize,
+        );
+        let max_n = self.edges[first..first + n]
+            .iter()
+            .map(|e| e.visits)
+            .max()
+            .unwrap_or(0) as f32;
+        (self.cfg.gumbel_c_visit + max_n) * self.cfg.gumbel_c_scale * (q + 1.0) / 2.0
+    }
+
+    fn edge_q(&self, e: &Edge, fallback: f32) -> f32 {
+        if e.visits > 0 {
+            e.value_sum / e.visits as f32
+        } else {
+            fallback
+        }
+    }
+
+    fn root_value(&self) -> f32 {
+        let r = &self.nodes[0];
+        if r.visits > 0 {
+            r.value_sum / r.visits as f32
+        } else {
+            0.0
+        }
+    }
+
+    /// The root edge the Gumbel schedule visits next.
+    fn gumbel_next(&mut self) -> u32 {
+        let first = self.nodes[0].first_edge as usize;
+        let budget = self.target;
+        let root_v = self.root_value();
+        let mut g = self.gumbel.take().expect("gumbel state");
+        if g.queue.is_empty() {
+            if g.remaining.len() > 1 && self.edges[first + g.remaining[0] as usize].visits > 0 {
+                let keyed: Vec<(f32, u32)> = g
+                    .remaining
+                    .iter()
+                    .map(|&a| {
+                        let q = self.edge_q(&self.edges[first + a as usize], root_v);
+                        (g.score[a as usize] + self.sigma(q), a)
+                    })
+                    .collect();
+                let mut keyed = keyed;
+                keyed.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+                let keep = g.remaining.len().div_ceil(2);
+                g.remaining = keyed[..keep].iter().map(|k| k.1).collect();
+            }
+            let per = (budget / (g.rounds * g.remaining.len() as u32)).max(1);
+            for _ in 0..per {
+                g.queue.extend(g.remaining.iter().copied());
+            }
+        }
+        let a = g.queue.pop_front().expect("refilled");
+        self.gumbel = Some(g);
+        a
+    }
+
+    /// PUCT choice among a node's edges.
+    fn select_edge(&self, node: u32) -> u32 {
+        let n = &self.nodes[node as usize];
+        let parent_q = if n.visits > 0 {
+            n.value_sum / n.visits as f32
+        } else {
+            0.0
+        };
+        let fpu = parent_q - self.cfg.fpu_reduction;
+        let sqrt_n = (n.visits.max(1) as f32).sqrt();
+        let mut best = (f32::NEG_INFINITY, 0u32);
+        for i in 0..n.n_edges {
+            let e = &self.edges[(n.first_edge + i) as usize];
+            let u = self.cfg.c_puct * e.prior * sqrt_n / (1.0 + e.visits as f32);
+            let s = self.edge_q(e, fpu) + u;
+            if s > best.0 {
+                best = (s, i);
+            }
+        }
+        best.1
+    }
+
+    /// Walks to the next leaf needing evaluation, backing up finished games
+    /// on the way; stops when the budget is spent.
+    pub fn advance(&mut self) -> Advance {
+        if self.pending.is_some() {
+            return Advance::NeedsEval;
+        }
+        let mut guard = 0;
+        while self.sims_done < self.target {
+            guard += 1;
+            if guard > 100_000 {
+                // Only finished games below: nothing left to learn.
+                return Advance::Done;
+            }
+            self.path.clear();
+            let mut node = 0u32;
+            loop {
+                let n = &self.nodes[node as usize];
+                if let Some(v) = n.terminal {
+                    self.backup(node, v);
+                    break;
+                }
+                if !n.expanded {
+                    self.pending = Some(node);
+                    return Advance::NeedsEval;
+                }
+                let i = if node == 0 && self.gumbel.is_some() {
+                    self.gumbel_next()
+                } else {
+                    self.select_edge(node)
+                };
+                let ei = self.nodes[node as usize].first_edge + i;
+                self.path.push((node, ei));
+                let child = self.edges[ei as usize].child;
+                node = if child == NONE {
+                    let mv = self.edges[ei as usize].mv;
+                    let pos = self.nodes[node as usize].pos.play(&self.rules, mv).0;
+                    let c = self.new_node(pos);
+                    self.edges[ei as usize].child = c;
+                    c
+                } else {
+                    child
+                };
+            }
+        }
+        Advance::Done
+    }
+
+    /// The pending leaf, as an evaluator request.
+    pub fn leaf_request(&self) -> EvalRequest<'_> {
+        let n = &self.nodes[self.pending.expect("a pending leaf") as usize];
+        let first = n.first_edge as usize;
+        EvalRequest {
+            position: &n.pos,
+            moves: &self.edge_moves[first..first + n.n_edges as usize],
+            repetitions: n.repetitions,
+        }
+    }
+
+    /// Hands back the evaluation of the pending leaf.
+    pub fn apply<R: Rng>(&mut self, eval: &Evaluation, rng: &mut R) {
+        let leaf = self.pending.take().expect("a pending leaf");
+        let (first, n) = {
+            let node = &self.nodes[leaf as usize];
+            (node.first_edge as usize, node.n_edges as usize)
+        };
+        let sum: f32 = eval.priors.iter().take(n).sum::<f32>();
+        for (i, e) in self.edges[first..first + n].iter_mut().enumerate() {
+            let p = eval.priors.get(i).copied().unwrap_or(0.0);
+            e.prior = if sum > 0.0 { p / sum } else { 1.0 / n as f32 };
+        }
+        self.nodes[leaf as usize].expanded = true;
+        self.backup(leaf, eval.value());
+        if leaf == 0 {
+            self.prepare_root(rng);
+        }
+    }
+
+    fn backup(&mut self, leaf: u32, value: f32) {
+        let mut v = value;
+        let l = &mut self.nodes[leaf as usize];
+        l.visits += 1;
+        l.value_sum += v;
+        for &(node, edge) in self.path.iter().rev() {
+            v = -v;
+            let e = &mut self.edges[edge as usize];
+            e.visits += 1;
+            e.value_sum += v;
+            let n = &mut self.nodes[node as usize];
+            n.visits += 1;
+            n.value_sum += v;
+        }
+        self.path.clear();
+        self.sims_done += 1;
+    }
+
+    /// The root's statistics and the move to play. `temperature` > 0
+    /// samples visits^(1/T) (PUCT); Gumbel plays the halving's winner.
+    pub fn choose<R: Rng>(&self, temperature: f32, rng: &mut R) -> (Move, RootStats) {
+        let root = &self.nodes[0];
+        let (first, n) = (root.first_edge as usize, root.n_edges as usize);
+        let edges = &self.edges[first..first + n];
+        let visits: Vec<(Move, u32)> = edges.iter().map(|e| (e.mv, e.visits)).collect();
+        let total: u32 = visits.iter().map(|v| v.1).sum();
+        let root_v = self.root_value();
+        let (mv, target) = if let Some(g) = &self.gumbel {
+            let logits: Vec<f32> = edges
+                .iter()
+                .map(|e| (e.prior + 1e-8).ln() + self.sigma(self.edge_q(e, root_v)))
+                .collect();
+            let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
+            let z: f32 = exps.iter().sum();
+            let target: Vec<f32> = exps.iter().map(|e| e / z).collect();
+            let best = g
+                .remaining
+                .iter()
+                .copied()
+                .max_by(|&a, &b| {
+                    let sa =
+                        g.score[a as usize] + self.sigma(self.edge_q(&edges[a as usize], root_v));
+                    let sb =
+                        g.score[b as usize] + self.sigma(self.edge_q(&edges[b as usize], root_v));
+                    sa.total_cmp(&sb).then(b.cmp(&a))
+                })
+                .unwrap_or(0);
+            (edges[best as usize].mv, target)
+        } else {
+            let target: Vec<f32> = visits
+                .iter()
+                .map(|v| v.1 as f32 / total.max(1) as f32)
+                .collect();
+            let pick = if temperature > 0.0 && total > 0 {
+                let w: Vec<f64> = visits
+                    .iter()
+                    .map(|v| (v.1 as f64).powf(1.0 / temperature as f64))
+                    .collect();
+                let sum: f64 = w.iter().sum();
+                let mut x = rng.random_range(0.0..sum);
+                let mut k = 0;
+                for (i, wi) in w.iter().enumerate() {
+                    k = i;
+                    if x < *wi {
+                        break;
+                    }
+                    x -= wi;
+                }
+                k
+            } else {
+                (0..n)
+                    .max_by(|&a, &b| {
+                        edges[a]
+                            .visits
+                            .cmp(&edges[b].visits)
+                            .then(
+                                self.edge_q(&edges[a], -2.0)
+                                    .total_cmp(&self.edge_q(&edges[b], -2.0)),
+                            )
+                            .then(b.cmp(&a))
+                    })
+                    .unwrap_or(0)
+            };
+            (edges[pick].mv, target)
+        };
+        (
+            mv,
+            RootStats {
+                visits,
+                target,
+                value: root_v,
+            },
+        )
+    }
+
+    /// Moves the root to the child reached by `mv`, keeping its subtree
+    /// when the config says so.
+    pub fn advance_root(&mut self, mv: Move, game_after: &Game) {
+        let root = &self.nodes[0];
+        let child = (root.first_edge..root.first_edge + root.n_edges)
+            .map(|i| &self.edges[i as usize])
+            .find(|e| e.mv == mv)
+            .map(|e| e.child)
+            .unwrap_or(NONE);
+        self.history = game_after.history().to_vec();
+        self.path.clear();
+        self.pending = None;
+        self.gumbel = None;
+        if !self.cfg.reuse_tree || child == NONE || self.nodes[child as usize].terminal.is_some() {
+            self.nodes.clear();
+            self.edges.clear();
+            self.edge_moves.clear();
+            self.new_node(*game_after.position());
+            return;
+        }
+        // Copy the subtree breadth-first into fresh arrays.
+        let (old_nodes, old_edges) = (
+            std::mem::take(&mut self.nodes),
+            std::mem::take(&mut self.edges),
+        );
+        self.edge_moves.clear();
+        let mut queue = VecDeque::from([(child, 0u32)]);
+        self.nodes.push(old_nodes[child as usize].clone());
+        while let Some((old, new)) = queue.pop_front() {
+            let on = &old_nodes[old as usize];
+            let first = self.edges.len() as u32;
+            for i in 0..on.n_edges {
+                let mut e = old_edges[(on.first_edge + i) as usize].clone();
+                if e.child != NONE {
+                    let c = self.nodes.len() as u32;
+                    self.nodes.push(old_nodes[e.child as usize].clone());
+                    queue.push_back((e.child, c));
+                    e.child = c;
+                }
+                self.edge_moves.push(e.mv);
+                self.edges.push(e);
+            }
+            self.nodes[new as usize].first_edge = first;
+        }
+        self.nodes[0].repetitions = game_after.position().repetitions(&self.history).min(255) as u8;
+    }
+
+    /// Nodes in the tree (for tests and statistics).
+    pub fn tree_size(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Simulations done in this search.
+    pub fn simulations(&self) -> u32 {
+        self.sims_done
+    }
+}

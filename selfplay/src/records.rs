@@ -1,0 +1,487 @@
+//! Self-play game records in Parquet, schema version 1 (docs/selfplay.md).
+//!
+//! A shard is two files: `shard-NNNNNN.positions.parquet` (one row per
+//! searched position) and `shard-NNNNNN.games.parquet` (one row per game).
+//! Each is written under a `.tmp` name and renamed into place, positions
+//! first, so a shard exists for readers exactly when its games file does.
+//! A shard that cannot be read is reported by name and skipped.
+
+use arrow_array::builder::{
+    BooleanBuilder, Float32Builder, Int8Builder, ListBuilder, StringBuilder, UInt16Builder,
+    UInt32Builder, UInt64Builder, UInt8Builder,
+};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float32Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+use brandubh_rules::{Bitboard, Board, GameResult, Side};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The schema version written into every file's metadata.
+pub const SCHEMA_VERSION: &str = "1";
+const VERSION_KEY: &str = "brandubh.schema_version";
+const TABLE_KEY: &str = "brandubh.table";
+
+/// One searched position of a self-play game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionRecord {
+    pub ply: u32,
+    pub board: Board,
+    pub side_to_move: Side,
+    pub quiet_plies: u16,
+    pub repetitions: u8,
+    /// Policy index and visit count of every searched root move.
+    pub visits: Vec<(u16, u32)>,
+    /// Policy target over the same moves (normalised visits, or Gumbel's improved policy).
+    pub target: Vec<f32>,
+    /// Root value for the side to move, in [-1, 1].
+    pub root_value: f32,
+    /// A full search (a policy training target) rather than a cheap one.
+    pub full_search: bool,
+    /// The move played (OpenTafl) and its policy index (none for a pass).
+    pub mv: String,
+    pub move_index: Option<u16>,
+}
+
+/// A finished (or capped) self-play game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfPlayGame {
+    pub game_id: u64,
+    pub rules: String,
+    pub rules_hash: u64,
+    pub model_id: String,
+    pub seed: u64,
+    /// `None`: stopped at the ply cap, unfinished.
+    pub result: Option<GameResult>,
+    pub reason: Option<String>,
+    pub plies: u32,
+    /// Every move, opening included, OpenTafl records.
+    pub moves: Vec<String>,
+    pub positions: Vec<PositionRecord>,
+}
+
+impl SelfPlayGame {
+    pub fn result_str(&self) -> &'static str {
+        self.result.map_or("unfinished", |r| r.as_str())
+    }
+    /// +1 / 0 / −1 for the side to move in a position of this game.
+    pub fn result_for(&self, side: Side) -> i8 {
+        match self.result {
+            Some(GameResult::AttackersWin) => {
+                if side == Side::Attackers {
+                    1
+                } else {
+                    -1
+                }
+            }
+            Some(GameResult::DefendersWin) => {
+                if side == Side::Defenders {
+                    1
+                } else {
+                    -1
+                }
+            }
+            _ => 0,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("{path}: {why}")]
+    Io { path: PathBuf, why: String },
+    #[error("{path}: not a brandubh self-play file: {why}")]
+    Schema { path: PathBuf, why: String },
+}
+
+fn io_err(path: &Path, e: impl std::fmt::Display) -> RecordError {
+    RecordError::Io {
+        path: path.to_path_buf(),
+        why: e.to_string(),
+    }
+}
+
+fn list_field(name: &str, inner: DataType) -> Field {
+    Field::new(
+        name,
+        DataType::List(Arc::new(Field::new("item", inner, true))),
+        false,
+    )
+}
+
+pub fn games_schema() -> Schema {
+    Schema::new(vec![
+        Field::new("game_id", DataType::UInt64, false),
+        Field::new("rules", DataType::Utf8, false),
+        Field::new("rules_hash", DataType::UInt64, false),
+        Field::new("model_id", DataType::Utf8, false),
+        Field::new("seed", DataType::UInt64, false),
+        Field::new("result", DataType::Utf8, false),
+        Field::new("reason", DataType::Utf8, true),
+        Field::new("plies", DataType::UInt32, false),
+        Field::new("moves", DataType::Utf8, false),
+    ])
+}
+
+pub fn positions_schema() -> Schema {
+    Schema::new(vec![
+        Field::new("game_id", DataType::UInt64, false),
+        Field::new("ply", DataType::UInt32, false),
+        Field::new("attackers", DataType::UInt64, false),
+        Field::new("defenders", DataType::UInt64, false),
+        Field::new("king", DataType::UInt64, false),
+        Field::new("side_to_move", DataType::UInt8, false),
+        Field::new("quiet_plies", DataType::UInt16, false),
+        Field::new("repetitions", DataType::UInt8, false),
+        list_field("visit_index", DataType::UInt16),
+        list_field("visit_count", DataType::UInt32),
+        list_field("policy_target", DataType::Float32),
+        Field::new("root_value", DataType::Float32, false),
+        Field::new("full_search", DataType::Boolean, false),
+        Field::new("move", DataType::Utf8, false),
+        Field::new("move_index", DataType::UInt16, true),
+        Field::new("result", DataType::Int8, false),
+        Field::new("game_result", DataType::Utf8, false),
+    ])
+}
+
+fn write_batch(path: &Path, table: &str, batch: RecordBatch) -> Result<(), RecordError> {
+    let tmp = PathBuf::from(format!("{}.tmp", path.display()));
+    let file = std::fs::File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .set_key_value_metadata(Some(vec![
+            KeyValue::new(VERSION_KEY.to_string(), SCHEMA_VERSION.to_string()),
+            KeyValue::new(TABLE_KEY.to_string(), table.to_string()),
+        ]))
+        .build();
+    let mut w =
+        ArrowWriter::try_new(file, batch.schema(), Some(props)).map_err(|e| io_err(&tmp, e))?;
+    w.write(&batch).map_err(|e| io_err(&tmp, e))?;
+    let file = w.into_inner().map_err(|e| io_err(&tmp, e))?;
+    file.sync_all().map_err(|e| io_err(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+}
+
+/// The games file of shard `index` in `dir`.
+pub fn shard_path(dir: &Path, index: u64) -> PathBuf {
+    dir.join(format!("shard-{index:06}.games.parquet"))
+}
+
+fn positions_path(games_path: &Path) -> PathBuf {
+    let s = games_path.display().to_string();
+    PathBuf::from(s.replace(".games.parquet", ".positions.parquet"))
+}
+
+/// The next free shard index in `dir` (one past the highest complete or partial one).
+pub fn next_shard_index(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("shard-")?.get(..6)?.parse::<u64>().ok()
+        })
+        .max()
+        .map_or(0, |m| m + 1)
+}
+
+/// Writes one shard; returns the games file's path.
+pub fn write_shard(dir: &Path, index: u64, games: &[SelfPlayGame]) -> Result<PathBuf, RecordError> {
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    let games_path = shard_path(dir, index);
+    let pos_path = positions_path(&games_path);
+
+    let mut c = (
+        UInt64Builder::new(),
+        UInt32Builder::new(),
+        UInt64Builder::new(),
+        UInt64Builder::new(),
+        UInt64Builder::new(),
+        UInt8Builder::new(),
+        UInt16Builder::new(),
+        UInt8Builder::new(),
+    );
+    let mut vi = ListBuilder::new(UInt16Builder::new());
+    let mut vc = ListBuilder::new(UInt32Builder::new());
+    let mut pt = ListBuilder::new(Float32Builder::new());
+    let mut rv = Float32Builder::new();
+    let mut fs = BooleanBuilder::new();
+    let mut mv = StringBuilder::new();
+    let mut mi = UInt16Builder::new();
+    let mut res = Int8Builder::new();
+    let mut gres = StringBuilder::new();
+    for g in games {
+        for p in &g.positions {
+            c.0.append_value(g.game_id);
+            c.1.append_value(p.ply);
+            c.2.append_value(p.board.attackers.0);
+            c.3.append_value(p.board.defenders.0);
+            c.4.append_value(p.board.king.0);
+            c.5.append_value(p.side_to_move.index() as u8);
+            c.6.append_value(p.quiet_plies);
+            c.7.append_value(p.repetitions);
+            for &(i, n) in &p.visits {
+                vi.values().append_value(i);
+                vc.values().append_value(n);
+            }
+            vi.append(true);
+            vc.append(true);
+            for &t in &p.target {
+                pt.values().append_value(t);
+            }
+            pt.append(true);
+            rv.append_value(p.root_value);
+            fs.append_value(p.full_search);
+            mv.append_value(&p.mv);
+            mi.append_option(p.move_index);
+            res.append_value(g.result_for(p.side_to_move));
+            gres.append_value(g.result_str());
+        }
+    }
+    let cols: Vec<ArrayRef> = vec![
+        Arc::new(c.0.finish()),
+        Arc::new(c.1.finish()),
+        Arc::new(c.2.finish()),
+        Arc::new(c.3.finish()),
+        Arc::new(c.4.finish()),
+        Arc::new(c.5.finish()),
+        Arc::new(c.6.finish()),
+        Arc::new(c.7.finish()),
+        Arc::new(vi.finish()),
+        Arc::new(vc.finish()),
+        Arc::new(pt.finish()),
+        Arc::new(rv.finish()),
+        Arc::new(fs.finish()),
+        Arc::new(mv.finish()),
+        Arc::new(mi.finish()),
+        Arc::new(res.finish()),
+        Arc::new(gres.finish()),
+    ];
+    let batch = RecordBatch::try_new(Arc::new(positions_schema()), cols)
+        .map_err(|e| io_err(&pos_path, e))?;
+    write_batch(&pos_path, "positions", batch)?;
+
+    let mut id = UInt64Builder::new();
+    let mut rules = StringBuilder::new();
+    let mut rh = UInt64Builder::new();
+    let mut model = StringBuilder::new();
+    let mut seed = UInt64Builder::new();
+    let mut result = StringBuilder::new();
+    let mut reason = StringBuilder::new();
+    let mut plies = UInt32Builder::new();
+    let mut moves = StringBuilder::new();
+    for g in games {
+        id.append_value(g.game_id);
+        rules.append_value(&g.rules);
+        rh.append_value(g.rules_hash);
+        model.append_value(&g.model_id);
+        seed.append_value(g.seed);
+        result.append_value(g.result_str());
+        reason.append_option(g.reason.as_deref());
+        plies.append_value(g.plies);
+        moves.append_value(g.moves.join(" "));
+    }
+    let cols: Vec<ArrayRef> = vec![
+        Arc::new(id.finish()),
+        Arc::new(rules.finish()),
+        Arc::new(rh.finish()),
+        Arc::new(model.finish()),
+        Arc::new(seed.finish()),
+        Arc::new(result.finish()),
+        Arc::new(reason.finish()),
+        Arc::new(plies.finish()),
+        Arc::new(moves.finish()),
+    ];
+    let batch =
+        RecordBatch::try_new(Arc::new(games_schema()), cols).map_err(|e| io_err(&games_path, e))?;
+    write_batch(&games_path, "games", batch)?;
+    Ok(games_path)
+}
+
+fn read_table(path: &Path, table: &str, schema: &Schema) -> Result<Vec<RecordBatch>, RecordError> {
+    let file = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| io_err(path, e))?;
+    let kv = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .cloned()
+        .unwrap_or_default();
+    let get = |k: &str| kv.iter().find(|e| e.key == k).and_then(|e| e.value.clone());
+    let bad = |why: String| RecordError::Schema {
+        path: path.to_path_buf(),
+        why,
+    };
+    match get(VERSION_KEY) {
+        Some(v) if v == SCHEMA_VERSION => {}
+        Some(v) => {
+            return Err(bad(format!(
+                "schema version {v}, this build reads {SCHEMA_VERSION}"
+            )))
+        }
+        None => return Err(bad(format!("no `{VERSION_KEY}` in the file metadata"))),
+    }
+    if get(TABLE_KEY).as_deref() != Some(table) {
+        return Err(bad(format!("expected the `{table}` table")));
+    }
+    for f in schema.fields() {
+        if builder
+            .schema()
+            .field_with_name(f.name())
+            .map(|g| g.data_type() != f.data_type())
+            .unwrap_or(true)
+        {
+            return Err(bad(format!(
+                "column `{}` missing or of the wrong type",
+                f.name()
+            )));
+        }
+    }
+    let reader = builder.build().map_err(|e| io_err(path, e))?;
+    reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| io_err(path, e))
+}
+
+/// Reads a shard (given its games file) with every position.
+pub fn read_shard(games_path: &Path) -> Result<Vec<SelfPlayGame>, RecordError> {
+    let mut games = Vec::new();
+    for b in read_table(games_path, "games", &games_schema())? {
+        let col = |n: &str| b.column_by_name(n).expect("schema checked").clone();
+        let (id, rules, rh, model, seed) = (
+            col("game_id"),
+            col("rules"),
+            col("rules_hash"),
+            col("model_id"),
+            col("seed"),
+        );
+        let (result, reason, plies, moves) =
+            (col("result"), col("reason"), col("plies"), col("moves"));
+        for i in 0..b.num_rows() {
+            let r = result.as_string::<i32>().value(i);
+            games.push(SelfPlayGame {
+                game_id: id.as_primitive::<UInt64Type>().value(i),
+                rules: rules.as_string::<i32>().value(i).to_string(),
+                rules_hash: rh.as_primitive::<UInt64Type>().value(i),
+                model_id: model.as_string::<i32>().value(i).to_string(),
+                seed: seed.as_primitive::<UInt64Type>().value(i),
+                result: match r {
+                    "attackers_win" => Some(GameResult::AttackersWin),
+                    "defenders_win" => Some(GameResult::DefendersWin),
+                    "draw" => Some(GameResult::Draw),
+                    _ => None,
+                },
+                reason: (!reason.is_null(i))
+                    .then(|| reason.as_string::<i32>().value(i).to_string()),
+                plies: plies.as_primitive::<UInt32Type>().value(i),
+                moves: moves
+                    .as_string::<i32>()
+                    .value(i)
+                    .split_whitespace()
+                    .map(String::from)
+                    .collect(),
+                positions: Vec::new(),
+            });
+        }
+    }
+    let pos_path = positions_path(games_path);
+    for b in read_table(&pos_path, "positions", &positions_schema())? {
+        let col = |n: &str| b.column_by_name(n).expect("schema checked").clone();
+        let gid = col("game_id");
+        let (ply, att, def, king, stm) = (
+            col("ply"),
+            col("attackers"),
+            col("defenders"),
+            col("king"),
+            col("side_to_move"),
+        );
+        let (quiet, reps, vi, vc, pt) = (
+            col("quiet_plies"),
+            col("repetitions"),
+            col("visit_index"),
+            col("visit_count"),
+            col("policy_target"),
+        );
+        let (rv, fs, mv, mi) = (
+            col("root_value"),
+            col("full_search"),
+            col("move"),
+            col("move_index"),
+        );
+        for i in 0..b.num_rows() {
+            let g = gid.as_primitive::<UInt64Type>().value(i);
+            let Some(game) = games.iter_mut().find(|x| x.game_id == g) else {
+                return Err(RecordError::Schema {
+                    path: pos_path.clone(),
+                    why: format!("position of game {g}, which the games file lacks"),
+                });
+            };
+            let list_u16 = vi.as_list::<i32>().value(i);
+            let list_u32 = vc.as_list::<i32>().value(i);
+            let list_f32 = pt.as_list::<i32>().value(i);
+            let idx = list_u16.as_primitive::<UInt16Type>();
+            let cnt = list_u32.as_primitive::<UInt32Type>();
+            game.positions.push(PositionRecord {
+                ply: ply.as_primitive::<UInt32Type>().value(i),
+                board: Board {
+                    attackers: Bitboard(att.as_primitive::<UInt64Type>().value(i)),
+                    defenders: Bitboard(def.as_primitive::<UInt64Type>().value(i)),
+                    king: Bitboard(king.as_primitive::<UInt64Type>().value(i)),
+                },
+                side_to_move: if stm.as_primitive::<UInt8Type>().value(i) == 0 {
+                    Side::Attackers
+                } else {
+                    Side::Defenders
+                },
+                quiet_plies: quiet.as_primitive::<UInt16Type>().value(i),
+                repetitions: reps.as_primitive::<UInt8Type>().value(i),
+                visits: idx
+                    .values()
+                    .iter()
+                    .copied()
+                    .zip(cnt.values().iter().copied())
+                    .collect(),
+                target: list_f32.as_primitive::<Float32Type>().values().to_vec(),
+                root_value: rv.as_primitive::<Float32Type>().value(i),
+                full_search: fs.as_boolean().value(i),
+                mv: mv.as_string::<i32>().value(i).to_string(),
+                move_index: (!mi.is_null(i)).then(|| mi.as_primitive::<UInt16Type>().value(i)),
+            });
+        }
+    }
+    Ok(games)
+}
+
+/// Every complete shard in `dir`, oldest first.
+pub fn list_shards(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".games.parquet"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Reads every shard of `dir`; unreadable shards are returned with their error, not fatal.
+pub fn read_dir(dir: &Path) -> (Vec<SelfPlayGame>, Vec<RecordError>) {
+    let mut games = Vec::new();
+    let mut errors = Vec::new();
+    for p in list_shards(dir) {
+        match read_shard(&p) {
+            Ok(g) => games.extend(g),
+            Err(e) => errors.push(e),
+        }
+    }
+    (games, errors)
+}

@@ -1,0 +1,253 @@
+//! MCTS with the uniform evaluator on hand-made positions, self-play
+//! determinism, and Parquet records.
+
+use brandubh_rules::{Bitboard, Board, Game, GameResult, Position, RuleSet, Side, Square};
+use brandubh_selfplay::*;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+
+const ALL: [&str; 5] = ["modern", "ludii", "wtf", "wtf-plain", "raven"];
+
+fn squares(list: &str) -> Bitboard {
+    list.split_whitespace()
+        .map(|s| s.parse::<Square>().unwrap())
+        .collect()
+}
+
+fn game(name: &str, att: &str, def: &str, king: &str, side: Side) -> Game {
+    let r = Arc::new(RuleSet::builtin(name).unwrap());
+    let b = Board {
+        attackers: squares(att),
+        defenders: squares(def),
+        king: squares(king),
+    };
+    Game::from_position(r.clone(), Position::from_board(&r, b, side).unwrap())
+}
+
+fn search(g: &Game, cfg: MctsConfig, sims: u32) -> (brandubh_rules::Move, RootStats) {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut s = Search::new(g.rules().clone(), cfg, g);
+    s.start(sims, false, &mut rng);
+    while s.advance() == Advance::NeedsEval {
+        let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
+        s.apply(&e[0], &mut rng);
+    }
+    assert_eq!(s.simulations(), sims);
+    s.choose(0.0, &mut rng)
+}
+
+fn puct() -> MctsConfig {
+    MctsConfig::default()
+}
+
+fn gumbel() -> MctsConfig {
+    MctsConfig {
+        gumbel: true,
+        ..MctsConfig::default()
+    }
+}
+
+#[test]
+fn finds_escape_in_one() {
+    for name in ALL {
+        for cfg in [puct(), gumbel()] {
+            let g = game(name, "f6 e5 c6", "c4", "a3", Side::Defenders);
+            let (mv, _) = search(&g, cfg.clone(), 64);
+            assert_eq!(mv.to_string(), "a3-a1", "{name} gumbel={}", cfg.gumbel);
+        }
+    }
+}
+
+#[test]
+fn finds_king_capture_in_one() {
+    for name in ALL {
+        let mut g = game(name, "b6 d6 c7 e5", "g2", "c6", Side::Attackers);
+        let (mv, _) = search(&g, puct(), 200);
+        g.play(mv).unwrap();
+        assert_eq!(
+            g.outcome().map(|o| o.result),
+            Some(GameResult::AttackersWin),
+            "{name}: {mv}"
+        );
+    }
+}
+
+#[test]
+fn blocks_escape_in_one() {
+    for name in ALL {
+        let mut g = game(name, "e2 f6 e6 c3", "a4", "a3", Side::Attackers);
+        let (mv, _) = search(&g, puct(), 400);
+        g.play(mv).unwrap();
+        let escapes = g
+            .legal_moves()
+            .iter()
+            .any(|m| Bitboard::CORNERS.contains(m.to));
+        assert!(!escapes, "{name}: {mv} leaves the escape open");
+    }
+}
+
+#[test]
+fn visit_counts_add_up() {
+    let g = Game::new(Arc::new(RuleSet::builtin("wtf").unwrap()));
+    for cfg in [puct(), gumbel()] {
+        let (_, st) = search(&g, cfg, 100);
+        let total: u32 = st.visits.iter().map(|v| v.1).sum();
+        assert_eq!(total, 99, "one simulation evaluates the root itself");
+        assert_eq!(st.visits.len(), 40);
+        assert!((st.target.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+    }
+}
+
+#[test]
+fn puct_and_gumbel_improve_on_the_prior() {
+    // The uniform prior gives the escape 1/n; search must raise it.
+    let g = game("wtf", "f6 e5 c6", "c4 b2", "a3", Side::Defenders);
+    let n = g.legal_moves().len() as f32;
+    // Without root noise Gumbel considers the top m moves by prior; with a
+    // flat prior, let it consider them all.
+    let all_moves = MctsConfig {
+        gumbel_considered: 64,
+        ..gumbel()
+    };
+    for (cfg, sims) in [(puct(), 200), (all_moves, 48)] {
+        let (_, st) = search(&g, cfg.clone(), sims);
+        let i = st
+            .visits
+            .iter()
+            .position(|v| v.0.to_string() == "a3-a1")
+            .unwrap();
+        assert!(
+            st.target[i] > 2.0 / n,
+            "gumbel={}: {} vs prior {}",
+            cfg.gumbel,
+            st.target[i],
+            1.0 / n
+        );
+    }
+}
+
+#[test]
+fn tree_reuse_keeps_the_subtree() {
+    let rules = Arc::new(RuleSet::builtin("modern").unwrap());
+    let mut g = Game::new(rules.clone());
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut s = Search::new(rules, puct(), &g);
+    s.start(200, false, &mut rng);
+    while s.advance() == Advance::NeedsEval {
+        let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
+        s.apply(&e[0], &mut rng);
+    }
+    let (mv, st) = s.choose(0.0, &mut rng);
+    let kept = st.visits.iter().find(|v| v.0 == mv).unwrap().1;
+    g.play(mv).unwrap();
+    s.advance_root(mv, &g);
+    assert!(
+        s.tree_size() as u32 >= kept,
+        "subtree of {kept} visits kept: {} nodes",
+        s.tree_size()
+    );
+    assert_eq!(s.root_position(), g.position());
+}
+
+fn small_cfg() -> SelfPlayConfig {
+    SelfPlayConfig {
+        mcts: MctsConfig {
+            simulations: 24,
+            cheap_simulations: 8,
+            ..MctsConfig::default()
+        },
+        concurrent_games: 4,
+        max_plies: 120,
+        opening_plies: 2,
+        games_per_shard: 4,
+    }
+}
+
+fn play(
+    rules: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    cfg: &SelfPlayConfig,
+) -> Vec<SelfPlayGame> {
+    let r = Arc::new(RuleSet::builtin(rules).unwrap());
+    let mut out = Vec::new();
+    let stats = run_selfplay(
+        r,
+        &UniformEvaluator,
+        cfg,
+        games,
+        seed,
+        threads,
+        &mut |g, _| out.push(g),
+    );
+    assert_eq!(stats.games, games);
+    out
+}
+
+#[test]
+fn selfplay_is_deterministic_and_complete() {
+    let cfg = small_cfg();
+    let a = play("wtf", 6, 5, 1, &cfg);
+    let b = play("wtf", 6, 5, 2, &cfg);
+    assert_eq!(a, b, "same seed, different thread counts");
+    let c = play("wtf", 6, 6, 2, &cfg);
+    assert_ne!(a, c);
+    for g in &a {
+        assert_eq!(
+            g.positions.len() as u32,
+            g.plies - 2,
+            "every searched ply is recorded"
+        );
+        assert!(g.positions.iter().any(|p| p.full_search));
+        for p in g.positions.iter().filter(|p| !p.visits.is_empty()) {
+            let s: f32 = p.target.iter().sum();
+            assert!((s - 1.0).abs() < 1e-3);
+        }
+    }
+}
+
+#[test]
+fn selfplay_runs_every_rule_set_with_gumbel_too() {
+    for name in ALL {
+        let mut cfg = small_cfg();
+        cfg.mcts.gumbel = name == "ludii" || name == "raven";
+        let games = play(name, 4, 1, 2, &cfg);
+        assert_eq!(games.len(), 4, "{name}");
+    }
+}
+
+#[test]
+fn parquet_round_trip_and_bad_shards_skipped() {
+    let dir = std::env::temp_dir().join(format!("brandubh-records-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let games = play("modern", 5, 2, 2, &small_cfg());
+    let p0 = write_shard(&dir, 0, &games[..3]).unwrap();
+    let p1 = write_shard(&dir, 1, &games[3..]).unwrap();
+    assert_eq!(read_shard(&p0).unwrap(), games[..3].to_vec());
+    let (all, errors) = read_dir(&dir);
+    assert!(errors.is_empty());
+    assert_eq!(all, games);
+    // Truncate shard 1: reported by name, shard 0 still read.
+    let bytes = std::fs::read(&p1).unwrap();
+    std::fs::write(&p1, &bytes[..bytes.len() / 2]).unwrap();
+    let (all, errors) = read_dir(&dir);
+    assert_eq!(all, games[..3].to_vec());
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].to_string().contains("shard-000001.games.parquet"),
+        "{}",
+        errors[0]
+    );
+    // Not a self-play file at all.
+    std::fs::write(dir.join("shard-000002.games.parquet"), b"PAR1 nonsense").unwrap();
+    let (_, errors) = read_dir(&dir);
+    assert_eq!(errors.len(), 2);
+    assert!(!std::fs::read_dir(&dir).unwrap().any(|e| e
+        .unwrap()
+        .path()
+        .to_string_lossy()
+        .ends_with(".tmp")));
+    std::fs::remove_dir_all(&dir).ok();
+}
