@@ -6,6 +6,7 @@ mod play;
 mod ratings;
 mod rules;
 mod search;
+mod selfplay;
 mod show;
 
 use anyhow::{Context, Result};
@@ -39,6 +40,8 @@ enum Command {
     Match(arena::Args),
     /// Bradley-Terry ratings of every player in recorded games, with the side advantage.
     Ratings(ratings::Args),
+    /// Play self-play games with MCTS and write them as Parquet shards.
+    Selfplay(selfplay::Args),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -50,6 +53,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Search(a) => search::run(a),
         Command::Match(a) => arena::run(a),
         Command::Ratings(a) => ratings::run(a),
+        Command::Selfplay(a) => selfplay::run(a),
     }
 }
 

@@ -1,0 +1,102 @@
+use anyhow::{Context, Result};
+use brandubh_selfplay::records::next_shard_index;
+use brandubh_selfplay::{load_evaluator, run_selfplay, write_shard, SelfPlayConfig};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Rule set name or path to a TOML file.
+    #[arg(long, default_value = "wtf")]
+    rules: String,
+    /// A model directory, or `uniform` (equal priors, even value).
+    #[arg(long, default_value = "uniform")]
+    model: String,
+    /// Games to play.
+    #[arg(long, default_value_t = 64)]
+    games: u64,
+    /// Self-play settings (TOML, see configs/selfplay/default.toml).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Directory for the Parquet shards.
+    #[arg(long, default_value = "selfplay-out")]
+    out: PathBuf,
+    /// Search threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Games searched at once = evaluation batch size (overrides the config).
+    #[arg(long)]
+    batch: Option<usize>,
+    /// Seed for every random choice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let rules = Arc::new(super::load_rules(&a.rules)?);
+    let mut cfg = match &a.config {
+        Some(p) => SelfPlayConfig::from_file(p).map_err(anyhow::Error::msg)?,
+        None => SelfPlayConfig::default(),
+    };
+    if let Some(b) = a.batch {
+        cfg.concurrent_games = b.max(1);
+    }
+    let evaluator = load_evaluator(&a.model, &rules).map_err(anyhow::Error::msg)?;
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let mut shard = next_shard_index(&a.out);
+    let bar = ProgressBar::new(a.games);
+    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} games  {msg}  eta {eta}").expect("valid template"));
+    let mut pending = Vec::new();
+    let mut write_error = None;
+    let stats = run_selfplay(rules.clone(), evaluator.as_ref(), &cfg, a.games, a.seed, threads, &mut |g, st| {
+        pending.push(g);
+        bar.inc(1);
+        bar.set_message(format!(
+            "{:.2} games/s  {:.0} evals/s",
+            st.games as f64 / st.seconds.max(1e-9),
+            st.evaluations as f64 / st.seconds.max(1e-9)
+        ));
+        if pending.len() >= cfg.games_per_shard && write_error.is_none() {
+            match write_shard(&a.out, shard, &pending) {
+                Ok(_) => {
+                    shard += 1;
+                    pending.clear();
+                }
+                Err(e) => write_error = Some(e),
+            }
+        }
+    });
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    if !pending.is_empty() {
+        write_shard(&a.out, shard, &pending)?;
+    }
+    bar.finish_and_clear();
+    let n = stats.games.max(1) as f64;
+    println!(
+        "{} games under {} with {}: attackers {} ({:.1} %), defenders {} ({:.1} %), draws {}, unfinished {}",
+        stats.games,
+        rules.name(),
+        evaluator.id(),
+        stats.attacker_wins,
+        100.0 * stats.attacker_wins as f64 / n,
+        stats.defender_wins,
+        100.0 * stats.defender_wins as f64 / n,
+        stats.draws,
+        stats.unfinished
+    );
+    println!("mean length {:.1} plies; endings: {:?}", stats.mean_length(), stats.reasons);
+    println!(
+        "{:.1} s: {:.2} games/s, {:.0} evaluations/s, mean batch fill {:.1} %, evaluator {:.1} % of wall time",
+        stats.seconds,
+        stats.games as f64 / stats.seconds.max(1e-9),
+        stats.evaluations as f64 / stats.seconds.max(1e-9),
+        100.0 * stats.mean_fill(),
+        100.0 * stats.eval_seconds / stats.seconds.max(1e-9)
+    );
+    println!("shards in {}", a.out.display());
+    Ok(())
+}
