@@ -193,3 +193,74 @@ fn play_human_reads_moves_from_stdin() {
     assert!(text.contains("illegal"), "{text}");
     assert!(text.contains("1. attackers (human): d6-c6"), "{text}");
 }
+
+#[test]
+fn balance_plays_and_reads_game_files() {
+    let dir = std::env::temp_dir().join(format!("brandubh-balance-{}", std::process::id()));
+    let out = dir.join("report");
+    let d = out.to_str().unwrap();
+    let v = ok_json(&[
+        "balance",
+        "--rules",
+        "wtf",
+        "--player",
+        "alphabeta:depth=1",
+        "--pairs",
+        "3",
+        "--out",
+        d,
+        "--json",
+    ]);
+    assert_eq!(v[0]["games"], 6);
+    for f in [
+        "balance.md",
+        "balance.json",
+        "attacker_share.png",
+        "attacker_share.svg",
+        "games-wtf.jsonl",
+    ] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    let md = std::fs::read_to_string(out.join("balance.md")).unwrap();
+    assert!(
+        md.contains("Irish Brandubh 2") && md.contains("| wtf |"),
+        "{md}"
+    );
+    // The same summary from the game file.
+    let games = out.join("games-wtf.jsonl");
+    let out2 = dir.join("again");
+    let v2 = ok_json(&[
+        "balance",
+        "--games",
+        games.to_str().unwrap(),
+        "--out",
+        out2.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(v2[0]["attackers"], v[0]["attackers"]);
+    // And from self-play shards.
+    let sp = dir.join("sp");
+    let o = brandubh(&[
+        "selfplay",
+        "--rules",
+        "ludii",
+        "--games",
+        "4",
+        "--batch",
+        "4",
+        "--out",
+        sp.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v3 = ok_json(&[
+        "balance",
+        "--games",
+        sp.to_str().unwrap(),
+        "--out",
+        dir.join("sp-report").to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(v3[0]["games"], 4);
+    assert_eq!(v3[0]["group"], "uniform");
+    std::fs::remove_dir_all(&dir).ok();
+}

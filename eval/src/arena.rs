@@ -64,6 +64,9 @@ pub struct MatchConfig {
     pub max_plies: u32,
     pub threads: usize,
     pub sprt: Option<Sprt>,
+    /// Play each opening twice with sides swapped (a match); when false,
+    /// one game per opening with A attacking (balance runs).
+    pub swap_sides: bool,
 }
 
 /// Wins, draws and losses of one player on one side.
@@ -279,16 +282,19 @@ pub fn run_match(
     let mut next = 0u64;
     'outer: while next < cfg.pairs {
         let end = (next + batch).min(cfg.pairs);
-        let done: Vec<Result<[GameRecord; 2], ArenaError>> = pool.install(|| {
+        let done: Vec<Result<Vec<GameRecord>, ArenaError>> = pool.install(|| {
             (next..end)
                 .into_par_iter()
                 .map(|pair| {
                     let open = opening(&cfg.rules, cfg.seed, pair, cfg.openings);
                     let g0 = play_game(cfg, pair, 0, &open)?;
                     progress(&g0);
+                    if !cfg.swap_sides {
+                        return Ok(vec![g0]);
+                    }
                     let g1 = play_game(cfg, pair, 1, &open)?;
                     progress(&g1);
-                    Ok([g0, g1])
+                    Ok(vec![g0, g1])
                 })
                 .collect()
         });
@@ -323,7 +329,9 @@ pub fn run_match(
                 }
             }
             summary.pairs += 1;
-            summary.pentanomial.add(a_points);
+            if cfg.swap_sides {
+                summary.pentanomial.add(a_points);
+            }
             records.extend(pair);
             if let Some(sprt) = cfg.sprt {
                 let (llr, verdict) = sprt.verdict(&summary.pentanomial);

@@ -5,6 +5,8 @@
 //! command accepts.
 
 pub mod arena;
+pub mod balance;
+pub mod charts;
 mod player;
 pub mod ratings;
 pub mod search;

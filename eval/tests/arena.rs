@@ -18,6 +18,7 @@ fn cfg(rules: &str, a: &str, b: &str, pairs: u64, threads: usize, seed: u64) -> 
         max_plies: 300,
         threads,
         sprt: None,
+        swap_sides: true,
     }
 }
 

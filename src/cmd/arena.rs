@@ -74,6 +74,7 @@ pub fn run(a: Args) -> Result<()> {
         max_plies: a.max_plies,
         threads,
         sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
+        swap_sides: true,
     };
     if cfg.a.kind == "human" || cfg.b.kind == "human" {
         bail!("the arena plays engines against each other; use `brandubh play` for a human player");

@@ -1,6 +1,7 @@
 //! Subcommands, one file each.
 
 mod arena;
+mod balance;
 mod perft;
 mod play;
 mod ratings;
@@ -42,6 +43,8 @@ enum Command {
     Ratings(ratings::Args),
     /// Play self-play games with MCTS and write them as Parquet shards.
     Selfplay(selfplay::Args),
+    /// Side balance per rule set: win shares with intervals, lengths, endings, charts.
+    Balance(balance::Args),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -54,6 +57,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Match(a) => arena::run(a),
         Command::Ratings(a) => ratings::run(a),
         Command::Selfplay(a) => selfplay::run(a),
+        Command::Balance(a) => balance::run(a),
     }
 }
 

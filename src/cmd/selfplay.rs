@@ -43,31 +43,44 @@ pub fn run(a: Args) -> Result<()> {
         cfg.concurrent_games = b.max(1);
     }
     let evaluator = load_evaluator(&a.model, &rules).map_err(anyhow::Error::msg)?;
-    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let mut shard = next_shard_index(&a.out);
     let bar = ProgressBar::new(a.games);
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} games  {msg}  eta {eta}").expect("valid template"));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games  {msg}  eta {eta}")
+            .expect("valid template"),
+    );
     let mut pending = Vec::new();
     let mut write_error = None;
-    let stats = run_selfplay(rules.clone(), evaluator.as_ref(), &cfg, a.games, a.seed, threads, &mut |g, st| {
-        pending.push(g);
-        bar.inc(1);
-        bar.set_message(format!(
-            "{:.2} games/s  {:.0} evals/s",
-            st.games as f64 / st.seconds.max(1e-9),
-            st.evaluations as f64 / st.seconds.max(1e-9)
-        ));
-        if pending.len() >= cfg.games_per_shard && write_error.is_none() {
-            match write_shard(&a.out, shard, &pending) {
-                Ok(_) => {
-                    shard += 1;
-                    pending.clear();
+    let stats = run_selfplay(
+        rules.clone(),
+        evaluator.as_ref(),
+        &cfg,
+        a.games,
+        a.seed,
+        threads,
+        &mut |g, st| {
+            pending.push(g);
+            bar.inc(1);
+            bar.set_message(format!(
+                "{:.2} games/s  {:.0} evals/s",
+                st.games as f64 / st.seconds.max(1e-9),
+                st.evaluations as f64 / st.seconds.max(1e-9)
+            ));
+            if pending.len() >= cfg.games_per_shard && write_error.is_none() {
+                match write_shard(&a.out, shard, &pending) {
+                    Ok(_) => {
+                        shard += 1;
+                        pending.clear();
+                    }
+                    Err(e) => write_error = Some(e),
                 }
-                Err(e) => write_error = Some(e),
             }
-        }
-    });
+        },
+    );
     if let Some(e) = write_error {
         return Err(e.into());
     }
@@ -88,7 +101,11 @@ pub fn run(a: Args) -> Result<()> {
         stats.draws,
         stats.unfinished
     );
-    println!("mean length {:.1} plies; endings: {:?}", stats.mean_length(), stats.reasons);
+    println!(
+        "mean length {:.1} plies; endings: {:?}",
+        stats.mean_length(),
+        stats.reasons
+    );
     println!(
         "{:.1} s: {:.2} games/s, {:.0} evaluations/s, mean batch fill {:.1} %, evaluator {:.1} % of wall time",
         stats.seconds,

@@ -1,0 +1,265 @@
+use anyhow::{bail, Context, Result};
+use brandubh_eval::balance::{summarise_all, Balance, GameOutcome, HUMAN_RECORD};
+use brandubh_eval::charts::attacker_share_chart;
+use brandubh_eval::{read_records, run_match, MatchConfig, PlayerSpec};
+use brandubh_rules::{all_names, RuleSet};
+use brandubh_selfplay::records::{read_dir, read_shard};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// A rule set name, a TOML path, or `all` (the five built-in rule sets).
+    #[arg(long, default_value = "all")]
+    rules: String,
+    /// The player of both sides (e.g. alphabeta:depth=3, mcts:model=DIR,sims=200).
+    #[arg(long, default_value = "alphabeta:depth=3")]
+    player: String,
+    /// Player of the attackers only (with --defenders).
+    #[arg(long, requires = "defenders")]
+    attackers: Option<String>,
+    /// Player of the defenders only (with --attackers).
+    #[arg(long, requires = "attackers")]
+    defenders: Option<String>,
+    /// Openings per rule set; with one player both sides of each are played.
+    #[arg(long, default_value_t = 200)]
+    pairs: u64,
+    /// Random plies from the start before the players take over.
+    #[arg(long, default_value_t = 4)]
+    openings: u32,
+    /// Games still going at this many plies count as unfinished.
+    #[arg(long, default_value_t = 500)]
+    max_plies: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Summarise existing games instead of playing: self-play shard
+    /// directories or `.games.parquet` files, or arena `.jsonl` files.
+    #[arg(long, num_args = 1.., conflicts_with_all = ["attackers", "defenders"])]
+    games: Vec<PathBuf>,
+    /// Report directory: balance.md, balance.json, attacker_share.png/.svg.
+    #[arg(long, default_value = "balance-report")]
+    out: PathBuf,
+    /// Print the summaries as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn load_games(paths: &[PathBuf]) -> Result<Vec<GameOutcome>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let (games, errors) = read_dir(p);
+            for e in errors {
+                eprintln!("warning: skipped {e}");
+            }
+            out.extend(games.iter().map(GameOutcome::from));
+        } else if p.to_string_lossy().ends_with(".parquet") {
+            out.extend(read_shard(p)?.iter().map(GameOutcome::from));
+        } else {
+            out.extend(read_records(p)?.iter().map(GameOutcome::from));
+        }
+    }
+    if out.is_empty() {
+        bail!("no games found in {:?}", paths);
+    }
+    Ok(out)
+}
+
+fn play_games(a: &Args) -> Result<Vec<GameOutcome>> {
+    let names = if a.rules == "all" {
+        all_names().into_iter().take(5).collect()
+    } else {
+        vec![a.rules.clone()]
+    };
+    let (att, def) = match (&a.attackers, &a.defenders) {
+        (Some(x), Some(y)) => (x.clone(), y.clone()),
+        _ => (a.player.clone(), a.player.clone()),
+    };
+    let same = att == def;
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let per = if same { 2 } else { 1 };
+    let bar = ProgressBar::new(a.pairs * per * names.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games  eta {eta}  {msg}")
+            .expect("valid template"),
+    );
+    let mut out = Vec::new();
+    for name in names {
+        let rules: Arc<RuleSet> = Arc::new(super::load_rules(&name)?);
+        bar.set_message(name.clone());
+        let cfg = MatchConfig {
+            rules,
+            a: PlayerSpec::parse(&att)?,
+            b: PlayerSpec::parse(&def)?,
+            pairs: a.pairs,
+            openings: a.openings,
+            seed: a.seed,
+            max_plies: a.max_plies,
+            threads,
+            sprt: None,
+            swap_sides: same,
+        };
+        let file = a.out.join(format!("games-{name}.jsonl"));
+        let (_, games) = run_match(&cfg, Some(&file), &|_| bar.inc(1))?;
+        out.extend(games.iter().map(GameOutcome::from));
+    }
+    bar.finish_and_clear();
+    Ok(out)
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}", 100.0 * x)
+}
+
+fn table(rows: &[Balance]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| rules | group | games | attackers % (95 % CI) | defenders % (95 % CI) | draws % | unfinished % | length mean / median (IQR) | endings |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+    for b in rows {
+        let endings: Vec<String> = b.endings.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} ({}–{}) | {} ({}–{}) | {} | {} | {:.1} / {:.0} ({:.0}–{:.0}) | {} |",
+            b.rules,
+            b.group,
+            b.games,
+            pct(b.attackers.share),
+            pct(b.attackers.ci95[0]),
+            pct(b.attackers.ci95[1]),
+            pct(b.defenders.share),
+            pct(b.defenders.ci95[0]),
+            pct(b.defenders.ci95[1]),
+            pct(b.draws.share),
+            pct(b.unfinished.share),
+            b.lengths.mean,
+            b.lengths.median,
+            b.lengths.q1,
+            b.lengths.q3,
+            endings.join(", ")
+        );
+    }
+    s
+}
+
+fn human_section(rows: &[Balance]) -> String {
+    let mut s = String::from(
+        "\n## Beside the human record\n\nHuman games on the World Tafl Federation's online server, counted from its public archive, next to our nearest rule set. The mapping is ours: it matches the king-capture rule beside the throne, the one difference the server's variants name.\n\n| human rule set | games | defenders % | attackers % | our nearest | our attackers % (95 % CI) | our defenders % |\n|---|---|---|---|---|---|---|\n",
+    );
+    for (name, def, att, n, ours) in HUMAN_RECORD {
+        let mine = rows.iter().find(|b| b.rules == ours);
+        let (a, d) = match mine {
+            Some(b) => (
+                format!(
+                    "{} ({}–{})",
+                    pct(b.attackers.share),
+                    pct(b.attackers.ci95[0]),
+                    pct(b.attackers.ci95[1])
+                ),
+                pct(b.defenders.share),
+            ),
+            None => ("not measured".into(), "–".into()),
+        };
+        let _ = writeln!(
+            s,
+            "| {name} | {n} | {} | {} | {ours} | {a} | {d} |",
+            pct(def),
+            pct(att)
+        );
+    }
+    s
+}
+
+pub fn run(a: Args) -> Result<()> {
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let from_files = !a.games.is_empty();
+    let games = if from_files {
+        load_games(&a.games)?
+    } else {
+        play_games(&a)?
+    };
+    let rows = summarise_all(&games);
+    let source = if from_files {
+        format!("games read from {:?}", a.games)
+    } else {
+        match (&a.attackers, &a.defenders) {
+            (Some(x), Some(y)) => format!(
+                "attackers `{x}` against defenders `{y}`, {} openings per rule set",
+                a.pairs
+            ),
+            _ => format!(
+                "`{}` playing both sides, {} openings × 2 games per rule set",
+                a.player, a.pairs
+            ),
+        }
+    };
+    let mut md = format!(
+        "# Side balance\n\n{source}. Openings: {} random plies.\n\n",
+        a.openings
+    );
+    md.push_str(&table(&rows));
+    md.push_str(&human_section(&rows));
+    write_atomic(&a.out.join("balance.md"), md.as_bytes())?;
+    write_atomic(
+        &a.out.join("balance.json"),
+        serde_json::to_string_pretty(&rows)?.as_bytes(),
+    )?;
+    // One chart across rule sets; with several groups per rule set (a
+    // training run's generations), one chart per rule set over the groups.
+    let mut rules_seen: Vec<&str> = Vec::new();
+    for r in &rows {
+        if !rules_seen.contains(&r.rules.as_str()) {
+            rules_seen.push(&r.rules);
+        }
+    }
+    let single_group = rules_seen.len() == rows.len();
+    if single_group {
+        let items: Vec<(String, _)> = rows
+            .iter()
+            .map(|b| (b.rules.clone(), b.attackers))
+            .collect();
+        attacker_share_chart(
+            &a.out.join("attacker_share"),
+            "Attackers' share per rule set",
+            &items,
+        )
+        .map_err(anyhow::Error::msg)?;
+    } else {
+        for r in &rules_seen {
+            let items: Vec<(String, _)> = rows
+                .iter()
+                .filter(|b| b.rules == *r)
+                .enumerate()
+                .map(|(i, b)| (format!("{i}"), b.attackers))
+                .collect();
+            attacker_share_chart(
+                &a.out.join(format!("attacker_share-{r}")),
+                &format!("{r}: attackers' share per generation"),
+                &items,
+            )
+            .map_err(anyhow::Error::msg)?;
+        }
+    }
+    if a.json {
+        println!("{}", serde_json::to_string(&rows)?);
+    } else {
+        print!("{}", table(&rows));
+        println!("report, charts and games in {}", a.out.display());
+    }
+    Ok(())
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
+    Ok(())
+}
