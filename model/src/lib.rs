@@ -1,1 +1,13 @@
+//! The policy/value network in burn: input encoding, the residual net,
+//! a batched evaluator for search, and checkpoints. burn lives here and in
+//! `train/` only.
 
+pub mod checkpoint;
+pub mod encoding;
+pub mod evaluator;
+pub mod export;
+pub mod net;
+
+pub use checkpoint::{load, load_evaluator, read_meta, save, CheckpointError, CheckpointMeta};
+pub use evaluator::NetEvaluator;
+pub use net::{Net, NetConfig};

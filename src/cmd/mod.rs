@@ -2,10 +2,13 @@
 
 mod arena;
 mod balance;
+mod export;
+mod init_model;
 mod perft;
 mod play;
 mod ratings;
 mod rules;
+mod run_loop;
 mod search;
 mod selfplay;
 mod show;
@@ -45,6 +48,14 @@ enum Command {
     Selfplay(selfplay::Args),
     /// Side balance per rule set: win shares with intervals, lengths, endings, charts.
     Balance(balance::Args),
+    /// Write a randomly initialised net checkpoint (generation 0 of a run).
+    InitModel(init_model::Args),
+    /// Export a checkpoint to ONNX with a model card, checked in tract.
+    Export(export::Args),
+    /// The training run: self-play, train, evaluate, generation after generation (resumable).
+    Loop(run_loop::LoopArgs),
+    /// One training phase of an existing run on its own.
+    Train(run_loop::TrainArgs),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -58,6 +69,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Ratings(a) => ratings::run(a),
         Command::Selfplay(a) => selfplay::run(a),
         Command::Balance(a) => balance::run(a),
+        Command::InitModel(a) => init_model::run(a),
+        Command::Export(a) => export::run(a),
+        Command::Loop(a) => run_loop::run_loop(a),
+        Command::Train(a) => run_loop::run_train(a),
     }
 }
 

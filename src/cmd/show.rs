@@ -18,6 +18,9 @@ pub struct Args {
     /// d2-d5xd6/c5 are checked against the real ones).
     #[arg(long, default_value = "")]
     moves: String,
+    /// Also show a net's value and top policy moves (a checkpoint directory).
+    #[arg(long)]
+    model: Option<std::path::PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -43,6 +46,29 @@ pub fn run(a: Args) -> Result<()> {
         Some(o) => (o.result.as_str(), o.reason.as_str().to_string()),
     };
     let legal: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
+    let net = match (&a.model, game.is_over()) {
+        (Some(dir), false) => {
+            let ev = brandubh_model::load_evaluator(dir, &rules).map_err(anyhow::Error::msg)?;
+            let reps = p.repetitions(game.history()).min(255) as u8;
+            let out = ev
+                .evaluate(&[brandubh_selfplay::EvalRequest {
+                    position: p,
+                    moves: game.legal_moves().as_slice(),
+                    repetitions: reps,
+                }])
+                .remove(0);
+            let mut top: Vec<(String, f32)> = game
+                .legal_moves()
+                .iter()
+                .map(|m| m.to_string())
+                .zip(out.priors.iter().copied())
+                .collect();
+            top.sort_by(|x, y| y.1.total_cmp(&x.1));
+            top.truncate(5);
+            Some((ev.id(), out.wdl, top))
+        }
+        _ => None,
+    };
     if a.json {
         let plies: Vec<_> = game
             .plies()
@@ -64,6 +90,10 @@ pub fn run(a: Args) -> Result<()> {
             "legal_moves": legal,
             "plies": plies,
         });
+        let mut out = out;
+        if let Some((id, wdl, top)) = &net {
+            out["model"] = json!({"id": id, "wdl": wdl, "top_moves": top.iter().map(|(m, p)| json!({"move": m, "prior": p})).collect::<Vec<_>>()});
+        }
         println!("{out}");
         return Ok(());
     }
@@ -89,6 +119,19 @@ pub fn run(a: Args) -> Result<()> {
             println!("{} legal moves: {}", legal.len(), legal.join(" "));
         }
         Some(o) => println!("game over: {} ({})", o.result.as_str(), o.reason),
+    }
+    if let Some((id, wdl, top)) = net {
+        println!(
+            "net {id}: win {:.1} %  draw {:.1} %  loss {:.1} % for the side to move",
+            wdl[0] * 100.0,
+            wdl[1] * 100.0,
+            wdl[2] * 100.0
+        );
+        let t: Vec<String> = top
+            .iter()
+            .map(|(m, p)| format!("{m} {:.1} %", p * 100.0))
+            .collect();
+        println!("top moves: {}", t.join(", "));
     }
     Ok(())
 }

@@ -1,1 +1,13 @@
+//! Training: replay windows of self-play positions with symmetric
+//! augmentation, the optimiser step, and the run orchestrator
+//! (self-play → train → evaluate, resumable, logged to TensorBoard).
 
+pub mod config;
+pub mod data;
+pub mod run;
+pub mod trainer;
+
+pub use config::RunConfig;
+pub use data::{draw_batch, sample, window, Sample, WindowEntry};
+pub use run::{Progress, Run, RunState};
+pub use trainer::{StepStats, Trainer};

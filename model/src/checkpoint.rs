@@ -1,0 +1,262 @@
+//! Checkpoints: a directory with `model.safetensors` (weights, burn-store)
+//! and `model.json` (net config, encoding version, rule set, training
+//! step, and the SHA-256 of the weights file). Files are written under
+//! temporary names and renamed, the JSON last, so a checkpoint is complete
+//! exactly when its JSON exists and its hash matches. Loading checks every
+//! field and refuses a mismatch with a message naming it.
+
+use crate::encoding::ENCODING_VERSION;
+use crate::evaluator::NetEvaluator;
+use crate::net::{Net, NetConfig};
+use brandubh_rules::RuleSet;
+use burn::tensor::Device;
+use burn_store::{ModuleSnapshot, SafetensorsStore};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub const CHECKPOINT_FORMAT: u32 = 1;
+const WEIGHTS: &str = "model.safetensors";
+const META: &str = "model.json";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointMeta {
+    pub format: u32,
+    pub net: NetShape,
+    pub encoding_version: u32,
+    pub rules: String,
+    /// The rule set's option hash, hex.
+    pub rules_hash: String,
+    /// Optimiser steps the weights have seen.
+    pub step: u64,
+    /// Generation in a training run (0 for a fresh net).
+    pub generation: u32,
+    /// SHA-256 of `model.safetensors`, hex; its first 12 digits are the model id.
+    pub content_hash: String,
+    /// Free-form provenance (seed, run, parent checkpoint).
+    #[serde(default)]
+    pub provenance: String,
+}
+
+/// The net config in a checkpoint (plain serde, independent of burn's Config).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetShape {
+    pub channels: usize,
+    pub blocks: usize,
+    pub value_hidden: usize,
+}
+
+impl From<&NetConfig> for NetShape {
+    fn from(c: &NetConfig) -> Self {
+        NetShape {
+            channels: c.channels,
+            blocks: c.blocks,
+            value_hidden: c.value_hidden,
+        }
+    }
+}
+
+impl NetShape {
+    pub fn config(&self) -> NetConfig {
+        NetConfig::new()
+            .with_channels(self.channels)
+            .with_blocks(self.blocks)
+            .with_value_hidden(self.value_hidden)
+    }
+}
+
+impl CheckpointMeta {
+    pub fn model_id(&self) -> String {
+        self.content_hash.chars().take(12).collect()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("{path}: {why}")]
+    Io { path: PathBuf, why: String },
+    #[error("{path}: {why}")]
+    Invalid { path: PathBuf, why: String },
+    #[error("{path}: checkpoint is for rule set `{found}` ({found_hash}), not `{wanted}` ({wanted_hash})")]
+    WrongRules {
+        path: PathBuf,
+        found: String,
+        found_hash: String,
+        wanted: String,
+        wanted_hash: String,
+    },
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
+    let tmp = path.with_extension("tmp");
+    let io = |e: std::io::Error| CheckpointError::Io {
+        path: tmp.clone(),
+        why: e.to_string(),
+    };
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::File::open(&tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(|e| CheckpointError::Io {
+        path: path.to_path_buf(),
+        why: e.to_string(),
+    })
+}
+
+/// Saves `net` to `dir` (created if needed); returns the written metadata.
+pub fn save(
+    dir: &Path,
+    net: &Net,
+    config: &NetConfig,
+    rules: &RuleSet,
+    step: u64,
+    generation: u32,
+    provenance: &str,
+) -> Result<CheckpointMeta, CheckpointError> {
+    std::fs::create_dir_all(dir).map_err(|e| CheckpointError::Io {
+        path: dir.to_path_buf(),
+        why: e.to_string(),
+    })?;
+    let mut store = SafetensorsStore::from_bytes(None);
+    net.save_into(&mut store)
+        .map_err(|e| CheckpointError::Invalid {
+            path: dir.join(WEIGHTS),
+            why: format!("cannot serialise weights: {e}"),
+        })?;
+    let bytes = store.get_bytes().map_err(|e| CheckpointError::Invalid {
+        path: dir.join(WEIGHTS),
+        why: format!("cannot serialise weights: {e}"),
+    })?;
+    let meta = CheckpointMeta {
+        format: CHECKPOINT_FORMAT,
+        net: config.into(),
+        encoding_version: ENCODING_VERSION,
+        rules: rules.name().to_string(),
+        rules_hash: format!("{:016x}", rules.hash),
+        step,
+        generation,
+        content_hash: hex(&Sha256::digest(&bytes)),
+        provenance: provenance.to_string(),
+    };
+    write_atomic(&dir.join(WEIGHTS), &bytes)?;
+    write_atomic(
+        &dir.join(META),
+        serde_json::to_string_pretty(&meta)
+            .expect("plain struct")
+            .as_bytes(),
+    )?;
+    Ok(meta)
+}
+
+/// Reads and checks a checkpoint's metadata alone.
+pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
+    let path = dir.join(META);
+    let text = std::fs::read_to_string(&path).map_err(|e| CheckpointError::Io {
+        path: path.clone(),
+        why: if e.kind() == std::io::ErrorKind::NotFound {
+            "no model.json: not a checkpoint directory (or an unfinished one)".into()
+        } else {
+            e.to_string()
+        },
+    })?;
+    let meta: CheckpointMeta =
+        serde_json::from_str(&text).map_err(|e| CheckpointError::Invalid {
+            path: path.clone(),
+            why: format!("malformed metadata: {e}"),
+        })?;
+    if meta.format != CHECKPOINT_FORMAT {
+        return Err(CheckpointError::Invalid {
+            path,
+            why: format!(
+                "checkpoint format {} (this build reads {CHECKPOINT_FORMAT})",
+                meta.format
+            ),
+        });
+    }
+    if meta.encoding_version != ENCODING_VERSION {
+        return Err(CheckpointError::Invalid {
+            path,
+            why: format!(
+                "input encoding version {} (this build uses {ENCODING_VERSION})",
+                meta.encoding_version
+            ),
+        });
+    }
+    Ok(meta)
+}
+
+/// Loads a checkpoint for `rules`, checking everything; the net is on `device`.
+pub fn load(
+    dir: &Path,
+    rules: &RuleSet,
+    device: &Device,
+) -> Result<(Net, NetConfig, CheckpointMeta), CheckpointError> {
+    let meta = read_meta(dir)?;
+    let wanted_hash = format!("{:016x}", rules.hash);
+    if meta.rules_hash != wanted_hash {
+        return Err(CheckpointError::WrongRules {
+            path: dir.to_path_buf(),
+            found: meta.rules.clone(),
+            found_hash: meta.rules_hash.clone(),
+            wanted: rules.name().to_string(),
+            wanted_hash,
+        });
+    }
+    let wpath = dir.join(WEIGHTS);
+    let bytes = std::fs::read(&wpath).map_err(|e| CheckpointError::Io {
+        path: wpath.clone(),
+        why: e.to_string(),
+    })?;
+    let hash = hex(&Sha256::digest(&bytes));
+    if hash != meta.content_hash {
+        return Err(CheckpointError::Invalid {
+            path: wpath,
+            why: format!(
+                "corrupted: its SHA-256 is {}…, model.json expects {}…",
+                &hash[..12],
+                &meta.content_hash[..12.min(meta.content_hash.len())]
+            ),
+        });
+    }
+    let config = meta.net.config();
+    let mut net = config.init(device);
+    let mut store = SafetensorsStore::from_bytes(Some(bytes));
+    let result = net
+        .load_from(&mut store)
+        .map_err(|e| CheckpointError::Invalid {
+            path: wpath.clone(),
+            why: format!("cannot read weights: {e}"),
+        })?;
+    if !result.errors.is_empty() || !result.missing.is_empty() {
+        return Err(CheckpointError::Invalid {
+            path: wpath,
+            why: format!(
+                "weights do not fit the {}×{} net: missing {:?}, errors {:?}",
+                config.channels, config.blocks, result.missing, result.errors
+            ),
+        });
+    }
+    Ok((net, config, meta))
+}
+
+/// Loads a checkpoint as an evaluator on the CPU (flex) backend.
+pub fn load_evaluator(
+    dir: &Path,
+    rules: &RuleSet,
+) -> Result<Arc<dyn brandubh_selfplay::Evaluator>, String> {
+    let device = Device::flex();
+    let (net, _, meta) = load(dir, rules, &device).map_err(|e| e.to_string())?;
+    Ok(Arc::new(NetEvaluator::new(
+        &net,
+        device,
+        Arc::new(rules.clone()),
+        meta.model_id(),
+    )))
+}

@@ -1,0 +1,87 @@
+//! The net behind the search's batched evaluator interface: one call
+//! encodes N positions, runs one forward pass, and returns N masked,
+//! normalised priors and WDL estimates.
+
+use crate::encoding::{encode, INPUT_LEN, PLANES};
+use crate::net::Net;
+use brandubh_rules::{RuleSet, POLICY_SIZE};
+use brandubh_selfplay::{EvalRequest, Evaluation, Evaluator};
+use burn::module::Module;
+use burn::tensor::{Device, Tensor, TensorData};
+use std::sync::{Arc, Mutex};
+
+pub struct NetEvaluator {
+    net: Mutex<Net>,
+    device: Device,
+    rules: Arc<RuleSet>,
+    id: String,
+}
+
+impl NetEvaluator {
+    /// Wraps an inference copy of `net`.
+    pub fn new(net: &Net, device: Device, rules: Arc<RuleSet>, id: String) -> NetEvaluator {
+        NetEvaluator {
+            net: Mutex::new(net.valid()),
+            device,
+            rules,
+            id,
+        }
+    }
+
+    /// Raw outputs for encoded inputs: (policy logits N×1176, WDL logits N×3).
+    pub fn forward_raw(&self, input: Vec<f32>, n: usize) -> (Vec<f32>, Vec<f32>) {
+        let x = Tensor::<4>::from_data(TensorData::new(input, [n, PLANES, 7, 7]), &self.device);
+        let (p, v) = self.net.lock().expect("net lock").forward(x);
+        let p = p.into_data();
+        let v = v.into_data();
+        (
+            p.as_slice::<f32>().expect("f32 policy").to_vec(),
+            v.as_slice::<f32>().expect("f32 value").to_vec(),
+        )
+    }
+}
+
+fn softmax(xs: &mut [f32]) {
+    let max = xs.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for x in xs.iter_mut() {
+        *x = (*x - max).exp();
+        sum += *x;
+    }
+    for x in xs.iter_mut() {
+        *x /= sum;
+    }
+}
+
+impl Evaluator for NetEvaluator {
+    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        let n = batch.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut input = vec![0.0f32; n * INPUT_LEN];
+        for (r, chunk) in batch.iter().zip(input.chunks_mut(INPUT_LEN)) {
+            encode(&self.rules, r.position, r.repetitions, chunk);
+        }
+        let (policy, wdl) = self.forward_raw(input, n);
+        batch
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let logits = &policy[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+                let mut priors: Vec<f32> = r
+                    .moves
+                    .iter()
+                    .map(|m| m.policy_index().map_or(0.0, |k| logits[k as usize]))
+                    .collect();
+                softmax(&mut priors);
+                let mut v = [wdl[i * 3], wdl[i * 3 + 1], wdl[i * 3 + 2]];
+                softmax(&mut v);
+                Evaluation { priors, wdl: v }
+            })
+            .collect()
+    }
+    fn id(&self) -> String {
+        self.id.clone()
+    }
+}

@@ -1,0 +1,209 @@
+//! The net, its evaluator, checkpoints and ONNX export.
+
+use brandubh_model::encoding::{encode, INPUT_LEN};
+use brandubh_model::export::{export, run_tract};
+use brandubh_model::{load, load_evaluator, read_meta, save, NetConfig, NetEvaluator};
+use brandubh_rules::{Game, Position, RuleSet, Symmetry};
+use brandubh_selfplay::{EvalRequest, Evaluator};
+use burn::tensor::Device;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("brandubh-model-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn rules(name: &str) -> Arc<RuleSet> {
+    Arc::new(RuleSet::builtin(name).unwrap())
+}
+
+fn some_positions(r: &Arc<RuleSet>) -> Vec<Game> {
+    let mut out = Vec::new();
+    let mut g = Game::new(r.clone());
+    for i in 0..5 {
+        out.push(g.clone());
+        let m = g.legal_moves()[(i * 5 + 1) % g.legal_moves().len()];
+        g.play(m).unwrap();
+    }
+    out
+}
+
+fn eval_all(ev: &dyn Evaluator, games: &[Game]) -> Vec<brandubh_selfplay::Evaluation> {
+    let reqs: Vec<EvalRequest<'_>> = games
+        .iter()
+        .map(|g| EvalRequest {
+            position: g.position(),
+            moves: g.legal_moves().as_slice(),
+            repetitions: 0,
+        })
+        .collect();
+    ev.evaluate(&reqs)
+}
+
+#[test]
+fn evaluator_outputs_are_distributions_and_batch_independent() {
+    let r = rules("wtf");
+    let device = Device::flex();
+    device.seed(3);
+    let net = NetConfig::new().init(&device);
+    let ev = NetEvaluator::new(&net, device, r.clone(), "t".into());
+    let games = some_positions(&r);
+    let batch = eval_all(&ev, &games);
+    for (g, e) in games.iter().zip(&batch) {
+        assert_eq!(e.priors.len(), g.legal_moves().len());
+        assert!((e.priors.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        assert!(e.priors.iter().all(|&p| p >= 0.0));
+        assert!((e.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+    }
+    for (i, g) in games.iter().enumerate() {
+        let single = eval_all(&ev, std::slice::from_ref(g)).remove(0);
+        for (a, b) in single.priors.iter().zip(&batch[i].priors) {
+            assert!((a - b).abs() < 1e-5, "batch and single evaluation differ");
+        }
+    }
+}
+
+#[test]
+fn checkpoints_round_trip() {
+    let r = rules("ludii");
+    let dir = tmp("roundtrip");
+    let device = Device::flex();
+    device.seed(5);
+    let config = NetConfig::new().with_channels(16).with_blocks(1);
+    let net = config.init(&device);
+    let meta = save(&dir, &net, &config, &r, 42, 3, "test").unwrap();
+    assert_eq!(read_meta(&dir).unwrap(), meta);
+    let (back, cfg2, meta2) = load(&dir, &r, &device).unwrap();
+    assert_eq!(cfg2, config);
+    assert_eq!((meta2.step, meta2.generation), (42, 3));
+    let games = some_positions(&r);
+    let a = eval_all(
+        &NetEvaluator::new(&net, device.clone(), r.clone(), "a".into()),
+        &games,
+    );
+    let b = eval_all(
+        &NetEvaluator::new(&back, device, r.clone(), "b".into()),
+        &games,
+    );
+    assert_eq!(a, b);
+    assert!(load_evaluator(&dir, &r).unwrap().id() == meta.model_id());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_checkpoints_are_refused_with_reasons() {
+    let r = rules("wtf");
+    let dir = tmp("bad");
+    let device = Device::flex();
+    let config = NetConfig::new().with_channels(8).with_blocks(1);
+    save(&dir, &config.init(&device), &config, &r, 0, 0, "").unwrap();
+    let err =
+        |d: &PathBuf, rr: &RuleSet| load(d, rr, &device).expect_err("must fail").to_string();
+
+    let e = err(&dir, &RuleSet::builtin("modern").unwrap());
+    assert!(e.contains("`wtf`") && e.contains("`modern`"), "{e}");
+
+    let w = dir.join("model.safetensors");
+    let bytes = std::fs::read(&w).unwrap();
+    std::fs::write(&w, &bytes[..bytes.len() / 2]).unwrap();
+    let e = err(&dir, &r);
+    assert!(e.contains("corrupted"), "{e}");
+    std::fs::write(&w, &bytes).unwrap();
+    assert!(load(&dir, &r, &device).is_ok());
+
+    let m = dir.join("model.json");
+    let json = std::fs::read_to_string(&m).unwrap();
+    std::fs::write(&m, &json[..json.len() / 2]).unwrap();
+    assert!(err(&dir, &r).contains("malformed metadata"));
+    std::fs::write(&m, json.replace("\"channels\": 8", "\"channels\": 16")).unwrap();
+    let e = err(&dir, &r);
+    assert!(
+        e.contains("do not fit") || e.contains("cannot read weights"),
+        "{e}"
+    );
+    std::fs::write(
+        &m,
+        json.replace("\"encoding_version\": 1", "\"encoding_version\": 9"),
+    )
+    .unwrap();
+    assert!(err(&dir, &r).contains("encoding version 9"));
+    std::fs::remove_file(&m).unwrap();
+    assert!(err(&dir, &r).contains("no model.json"));
+    assert!(err(&tmp("missing"), &r).contains("no model.json"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn encoding_commutes_with_symmetries() {
+    let r = rules("modern");
+    for g in some_positions(&r) {
+        let p = g.position();
+        let mut base = vec![0.0; INPUT_LEN];
+        encode(&r, p, 0, &mut base);
+        for s in Symmetry::ALL {
+            let mut img = Position::from_board(&r, s.board(p.board()), p.side_to_move()).unwrap();
+            img.set_counters(p.plies() as u16, p.quiet_plies() as u16);
+            let mut planes = vec![0.0; INPUT_LEN];
+            encode(&r, &img, 0, &mut planes);
+            for plane in 0..8 {
+                for sq in brandubh_rules::Square::all() {
+                    assert_eq!(
+                        planes[plane * 49 + s.square(sq).index()],
+                        base[plane * 49 + sq.index()]
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn onnx_export_matches_burn_in_tract() {
+    let r = rules("wtf");
+    let dir = tmp("onnx");
+    std::fs::create_dir_all(&dir).unwrap();
+    let device = Device::flex();
+    device.seed(9);
+    let config = NetConfig::new().with_channels(16).with_blocks(1);
+    let net = config.init(&device);
+    let meta = save(&dir.join("ckpt"), &net, &config, &r, 0, 0, "test").unwrap();
+    let onnx = dir.join("net.onnx");
+    let report = export(&net, &config, &meta, &r, &onnx).unwrap();
+    assert!(report.max_abs_diff <= 1e-4, "{}", report.max_abs_diff);
+    let card: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("net.json")).unwrap()).unwrap();
+    for key in [
+        "model",
+        "rules",
+        "onnx",
+        "encoding",
+        "policy",
+        "value",
+        "test_vectors",
+    ] {
+        assert!(card.get(key).is_some(), "model card lacks {key}");
+    }
+    assert_eq!(card["onnx"]["input"]["name"], report.input_name.as_str());
+    // The original net still runs after export, and another batch size works.
+    let games = some_positions(&r);
+    let ev = NetEvaluator::new(&net, device.clone(), r.clone(), "x".into());
+    let mut input = Vec::new();
+    for g in &games {
+        let mut planes = vec![0.0; INPUT_LEN];
+        encode(&r, g.position(), 0, &mut planes);
+        input.extend(planes);
+    }
+    let (policy, wdl) = ev.forward_raw(input.clone(), games.len());
+    let (out, _, _) = run_tract(&onnx, &input, games.len()).unwrap();
+    for i in 0..games.len() {
+        for k in 0..1176 {
+            assert!((out[i * 1179 + k] - policy[i * 1176 + k]).abs() < 1e-4);
+        }
+        for k in 0..3 {
+            assert!((out[i * 1179 + 1176 + k] - wdl[i * 3 + k]).abs() < 1e-4);
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,71 @@
+use anyhow::{bail, Result};
+use brandubh_model::{save, NetConfig};
+use burn::tensor::Device;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Rule set the net plays.
+    #[arg(long, default_value = "wtf")]
+    rules: String,
+    /// Checkpoint directory to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Net config (JSON written by burn's Config, e.g. {"channels":64,"blocks":4,"value_hidden":64}).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Trunk channels (when no --config).
+    #[arg(long, default_value_t = 32)]
+    channels: usize,
+    /// Residual blocks (when no --config).
+    #[arg(long, default_value_t = 2)]
+    blocks: usize,
+    /// Seed of the random initialisation.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Replace an existing checkpoint.
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let rules = super::load_rules(&a.rules)?;
+    if a.out.join("model.json").exists() && !a.force {
+        bail!(
+            "{} already holds a checkpoint (use --force to replace it)",
+            a.out.display()
+        );
+    }
+    let config = match &a.config {
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+            serde_json::from_str::<NetConfig>(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
+        }
+        None => NetConfig::new()
+            .with_channels(a.channels)
+            .with_blocks(a.blocks),
+    };
+    let device = Device::flex();
+    device.seed(a.seed);
+    let net = config.init(&device);
+    let meta = save(
+        &a.out,
+        &net,
+        &config,
+        &rules,
+        0,
+        0,
+        &format!("init-model seed {}", a.seed),
+    )?;
+    println!(
+        "wrote {} ({} channels × {} blocks, rules {}, model id {})",
+        a.out.display(),
+        config.channels,
+        config.blocks,
+        rules.name(),
+        meta.model_id()
+    );
+    Ok(())
+}

@@ -1,0 +1,118 @@
+use anyhow::{Context, Result};
+use brandubh_train::{Progress, Run};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// The built-in default run config.
+pub const DEFAULT_RUN: &str = include_str!("../../configs/runs/default.toml");
+
+#[derive(clap::Args, Debug)]
+pub struct LoopArgs {
+    /// Run config (TOML); default: configs/runs/default.toml (built in).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Run directory; an existing one is resumed where it stopped.
+    #[arg(long, default_value = "runs/default")]
+    run_dir: PathBuf,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TrainArgs {
+    /// An existing run directory (see `brandubh loop`).
+    #[arg(long)]
+    run_dir: PathBuf,
+    /// Steps to train (default: the run config's steps per generation).
+    #[arg(long)]
+    steps: Option<u64>,
+}
+
+/// Progress bars on the terminal, one per phase.
+pub struct Bars {
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Bars {
+    pub fn new() -> Bars {
+        Bars {
+            bar: Mutex::new(None),
+        }
+    }
+}
+
+impl Progress for Bars {
+    fn phase(&self, name: &str, total: u64) {
+        let b = ProgressBar::new(total);
+        b.set_style(
+            ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} {per_sec} eta {eta} {msg}")
+                .expect("valid template"),
+        );
+        b.set_prefix(name.to_string());
+        *self.bar.lock().expect("bar lock") = Some(b);
+    }
+    fn inc(&self, n: u64, message: &str) {
+        if let Some(b) = self.bar.lock().expect("bar lock").as_ref() {
+            b.inc(n);
+            if !message.is_empty() {
+                b.set_message(message.to_string());
+            }
+        }
+    }
+    fn done(&self) {
+        if let Some(b) = self.bar.lock().expect("bar lock").take() {
+            b.finish_and_clear();
+        }
+    }
+    fn line(&self, text: &str) {
+        match self.bar.lock().expect("bar lock").as_ref() {
+            Some(b) => b.println(text),
+            None => println!("{text}"),
+        }
+    }
+}
+
+fn config_text(path: &Option<PathBuf>) -> Result<Option<(String, String)>> {
+    Ok(match path {
+        Some(p) => Some((
+            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
+            p.display().to_string(),
+        )),
+        None => None,
+    })
+}
+
+pub fn run_loop(a: LoopArgs) -> Result<()> {
+    let given = config_text(&a.config)?;
+    let fresh = !a.run_dir.join("config.toml").exists();
+    let text = match (&given, fresh) {
+        (Some((t, f)), _) => Some((t.as_str(), f.as_str())),
+        (None, true) => Some((DEFAULT_RUN, "configs/runs/default.toml")),
+        (None, false) => None,
+    };
+    let mut run = Run::open(&a.run_dir, text)?;
+    println!(
+        "{} run in {}: iteration {} of {}, self-play net {}",
+        if fresh { "new" } else { "resuming" },
+        a.run_dir.display(),
+        run.state.iteration,
+        run.config.generations,
+        run.state.current
+    );
+    run.run(&Bars::new())?;
+    println!(
+        "run complete: {} iterations; current net {}",
+        run.state.iteration, run.state.current
+    );
+    println!("tensorboard --logdir {}", a.run_dir.join("tb").display());
+    Ok(())
+}
+
+pub fn run_train(a: TrainArgs) -> Result<()> {
+    let mut run = Run::open(&a.run_dir, None)?;
+    let it = run.state.iteration + 1;
+    let mut tb = tensorboard_rs::summary_writer::SummaryWriter::new(a.run_dir.join("tb"));
+    run.train_phase(it, a.steps, &Bars::new(), &mut tb)?;
+    tb.flush();
+    println!("trained candidate gen-{it:04} in {}", a.run_dir.display());
+    Ok(())
+}

@@ -1,0 +1,84 @@
+//! The run config: one commented TOML file (`configs/runs/*.toml`) holding
+//! everything a training run needs; it is copied into the run directory.
+
+use brandubh_selfplay::SelfPlayConfig;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    pub rules: String,
+    pub seed: u64,
+    pub generations: u32,
+    /// Worker threads; 0 = every core.
+    #[serde(default)]
+    pub threads: usize,
+    pub net: NetSection,
+    /// Self-play games per generation.
+    pub selfplay_games: u64,
+    pub selfplay: SelfPlayConfig,
+    pub train: TrainSection,
+    pub eval: EvalSection,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetSection {
+    pub channels: usize,
+    pub blocks: usize,
+    pub value_hidden: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainSection {
+    pub steps_per_generation: u64,
+    pub batch_size: usize,
+    /// Learning rate at the start of the run, decayed (cosine) to `lr_final`.
+    pub lr: f64,
+    pub lr_final: f64,
+    pub weight_decay: f32,
+    /// Replay window, in positions (the newest ones).
+    pub window_positions: usize,
+    /// Value target = (1 − mix) · game result + mix · search value.
+    pub value_target_mix: f32,
+    /// Save the candidate every this many steps (resume point).
+    pub checkpoint_every: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalSection {
+    /// Game pairs of candidate against current net.
+    pub pairs: u64,
+    /// MCTS simulations per move in evaluation games.
+    pub sims: u32,
+    /// `always` promotes every candidate; `score` promotes one that scores
+    /// at least `promote_score` against the current net.
+    pub gating: String,
+    pub promote_score: f64,
+    /// The fixed baseline, and pairs against it each generation (0 = skip).
+    pub baseline: String,
+    pub baseline_pairs: u64,
+    pub openings: u32,
+    pub max_plies: u32,
+}
+
+impl RunConfig {
+    pub fn from_toml(text: &str, file: &str) -> Result<RunConfig, String> {
+        let c: RunConfig =
+            toml::from_str(text).map_err(|e| format!("{file}: {}", e.message().trim()))?;
+        if c.train.batch_size == 0 || c.train.checkpoint_every == 0 {
+            return Err(format!(
+                "{file}: train.batch_size and train.checkpoint_every must be positive"
+            ));
+        }
+        if !["always", "score"].contains(&c.eval.gating.as_str()) {
+            return Err(format!(
+                "{file}: eval.gating must be \"always\" or \"score\", not {:?}",
+                c.eval.gating
+            ));
+        }
+        Ok(c)
+    }
+}

@@ -1,0 +1,108 @@
+//! Training samples from self-play records: a replay window of the newest
+//! positions, drawn uniformly, each under a random one of the eight board
+//! symmetries. Only full-search positions carry a policy target; every
+//! position carries the game's result as its value target.
+
+use brandubh_model::encoding::{encode, INPUT_LEN};
+use brandubh_rules::{Position, RuleSet, Symmetry, POLICY_SIZE};
+use brandubh_selfplay::{PositionRecord, SelfPlayGame};
+use rand::Rng;
+
+/// One position ready for the net.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub planes: Vec<f32>,
+    /// Dense policy target (zeros when `policy_weight` is 0).
+    pub policy: Vec<f32>,
+    pub policy_weight: f32,
+    /// One-hot win/draw/loss for the side to move.
+    pub wdl: [f32; 3],
+}
+
+/// A position of the window with the result of its game.
+#[derive(Clone, Debug)]
+pub struct WindowEntry {
+    pub record: PositionRecord,
+    /// +1 / 0 / −1 for the side to move.
+    pub result: i8,
+}
+
+/// The newest `capacity` positions of `games` (given oldest first).
+pub fn window(games: &[SelfPlayGame], capacity: usize) -> Vec<WindowEntry> {
+    let mut out: Vec<WindowEntry> = Vec::new();
+    for g in games.iter().rev() {
+        for p in g.positions.iter().rev() {
+            if out.len() >= capacity {
+                out.reverse();
+                return out;
+            }
+            out.push(WindowEntry {
+                result: g.result_for(p.side_to_move),
+                record: p.clone(),
+            });
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// Encodes one entry under `sym`. The value target mixes the game's result
+/// with the search's root value: `(1 − value_mix) · result + value_mix · q`.
+pub fn sample(rules: &RuleSet, e: &WindowEntry, sym: Symmetry, value_mix: f32) -> Sample {
+    let r = &e.record;
+    let board = sym.board(&r.board);
+    let mut pos = Position::from_board(rules, board, r.side_to_move)
+        .unwrap_or_else(|_| Position::start(rules));
+    pos.set_counters(r.ply.min(u16::MAX as u32) as u16, r.quiet_plies);
+    let mut planes = vec![0.0; INPUT_LEN];
+    encode(rules, &pos, r.repetitions, &mut planes);
+    let mut policy = vec![0.0; POLICY_SIZE];
+    let weight = if r.full_search && !r.visits.is_empty() {
+        1.0
+    } else {
+        0.0
+    };
+    if weight > 0.0 {
+        for ((idx, _), t) in r.visits.iter().zip(&r.target) {
+            if let Some(j) = sym.policy_index(*idx) {
+                policy[j as usize] = *t;
+            }
+        }
+    }
+    let result = match e.result {
+        1 => [1.0, 0.0, 0.0],
+        -1 => [0.0, 0.0, 1.0],
+        _ => [0.0, 1.0, 0.0],
+    };
+    let q = if r.visits.is_empty() {
+        e.result as f32
+    } else {
+        r.root_value.clamp(-1.0, 1.0)
+    };
+    let searched = [q.max(0.0), 1.0 - q.abs(), (-q).max(0.0)];
+    let m = value_mix.clamp(0.0, 1.0);
+    let wdl = [0, 1, 2].map(|k| (1.0 - m) * result[k] + m * searched[k]);
+    Sample {
+        planes,
+        policy,
+        policy_weight: weight,
+        wdl,
+    }
+}
+
+/// A batch drawn uniformly (with replacement) from the window, each under a
+/// random symmetry.
+pub fn draw_batch<R: Rng>(
+    rules: &RuleSet,
+    window: &[WindowEntry],
+    size: usize,
+    value_mix: f32,
+    rng: &mut R,
+) -> Vec<Sample> {
+    (0..size)
+        .map(|_| {
+            let e = &window[rng.random_range(0..window.len())];
+            sample(rules, e, Symmetry(rng.random_range(0..8)), value_mix)
+        })
+        .collect()
+}
