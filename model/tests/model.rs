@@ -99,8 +99,7 @@ fn bad_checkpoints_are_refused_with_reasons() {
     let device = Device::flex();
     let config = NetConfig::new().with_channels(8).with_blocks(1);
     save(&dir, &config.init(&device), &config, &r, 0, 0, "").unwrap();
-    let err =
-        |d: &PathBuf, rr: &RuleSet| load(d, rr, &device).expect_err("must fail").to_string();
+    let err = |d: &PathBuf, rr: &RuleSet| load(d, rr, &device).expect_err("must fail").to_string();
 
     let e = err(&dir, &RuleSet::builtin("modern").unwrap());
     assert!(e.contains("`wtf`") && e.contains("`modern`"), "{e}");

@@ -31,6 +31,10 @@ pub struct SelfPlayStats {
     pub batches: u64,
     /// Sum over batches of batch size / concurrent games.
     pub fill_sum: f64,
+    /// The same over the batches made while new games were still being
+    /// started (before the last games drain).
+    pub steady_fill_sum: f64,
+    pub steady_batches: u64,
     pub eval_seconds: f64,
     pub seconds: f64,
 }
@@ -38,6 +42,10 @@ pub struct SelfPlayStats {
 impl SelfPlayStats {
     pub fn mean_fill(&self) -> f64 {
         self.fill_sum / self.batches.max(1) as f64
+    }
+    /// Mean fill before the drain at the end of a run.
+    pub fn steady_fill(&self) -> f64 {
+        self.steady_fill_sum / self.steady_batches.max(1) as f64
     }
     pub fn mean_length(&self) -> f64 {
         self.plies as f64 / self.games.max(1) as f64
@@ -256,6 +264,10 @@ pub fn run_selfplay(
         stats.evaluations += evals.len() as u64;
         stats.batches += 1;
         stats.fill_sum += evals.len() as f64 / width as f64;
+        if next_id < games {
+            stats.steady_fill_sum += evals.len() as f64 / width as f64;
+            stats.steady_batches += 1;
+        }
         pool.install(|| {
             slots
                 .par_iter_mut()

@@ -107,11 +107,12 @@ pub fn run(a: Args) -> Result<()> {
         stats.reasons
     );
     println!(
-        "{:.1} s: {:.2} games/s, {:.0} evaluations/s, mean batch fill {:.1} %, evaluator {:.1} % of wall time",
+        "{:.1} s: {:.2} games/s, {:.0} evaluations/s, mean batch fill {:.1} % ({:.1} % before the final drain), evaluator {:.1} % of wall time",
         stats.seconds,
         stats.games as f64 / stats.seconds.max(1e-9),
         stats.evaluations as f64 / stats.seconds.max(1e-9),
         100.0 * stats.mean_fill(),
+        100.0 * stats.steady_fill(),
         100.0 * stats.eval_seconds / stats.seconds.max(1e-9)
     );
     println!("shards in {}", a.out.display());

@@ -536,11 +536,7 @@ impl Run {
 
     /// Candidate against the current net, and against the baseline.
     /// Returns (score vs current, Elo vs current, (score, Elo) vs baseline).
-    fn eval_phase(
-        &self,
-        it: u32,
-        progress: &dyn Progress,
-    ) -> Result<EvalOutcome, RunError> {
+    fn eval_phase(&self, it: u32, progress: &dyn Progress) -> Result<EvalOutcome, RunError> {
         let cand = self.ckpt(&ckpt_name(it));
         let cur = self.ckpt(&self.state.current);
         let ev = &self.config.eval;
