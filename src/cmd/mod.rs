@@ -14,8 +14,9 @@ mod selfplay;
 mod show;
 
 use anyhow::{Context, Result};
-use brandubh_rules::{Board, Position, RuleSet, Side};
+use brandubh_rules::{Board, Game, MoveRecord, Position, RuleSet, Side};
 use clap::{Parser, Subcommand};
+use std::sync::Arc;
 
 /// Brandubh (7×7 tafl): rules engine, search and self-taught play.
 ///
@@ -105,4 +106,25 @@ pub fn load_position(
                 .with_context(|| format!("position `{rec}` under `{}`", rules.name()))
         }
     }
+}
+
+/// A game from `--position`/`--side` with the `--moves` played; a bad move
+/// names its ply, the move and why.
+pub fn load_game(
+    rules: &Arc<RuleSet>,
+    record: Option<&str>,
+    side: Option<Side>,
+    moves: &str,
+) -> Result<Game> {
+    let pos = load_position(rules, record, side)?;
+    let mut game = Game::from_position(rules.clone(), pos);
+    for (i, text) in moves.split_whitespace().enumerate() {
+        let ply = i + 1;
+        let rec: MoveRecord = text
+            .parse()
+            .map_err(|e| anyhow::anyhow!("ply {ply}: {e}"))?;
+        game.play_record(&rec)
+            .map_err(|e| anyhow::anyhow!("ply {ply}: move `{text}` is illegal: {e}"))?;
+    }
+    Ok(game)
 }

@@ -1,6 +1,6 @@
 use anyhow::{bail, Result};
 use brandubh_eval::{EvalWeights, Limits, Searcher};
-use brandubh_rules::{Game, MoveRecord, Side};
+use brandubh_rules::Side;
 use serde_json::json;
 use std::sync::Arc;
 
@@ -40,15 +40,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<()> {
     let rules = Arc::new(super::load_rules(&a.rules)?);
-    let pos = super::load_position(&rules, a.position.as_deref(), a.side)?;
-    let mut game = Game::from_position(rules.clone(), pos);
-    for (i, text) in a.moves.split_whitespace().enumerate() {
-        let rec: MoveRecord = text
-            .parse()
-            .map_err(|e| anyhow::anyhow!("ply {}: {e}", i + 1))?;
-        game.play_record(&rec)
-            .map_err(|e| anyhow::anyhow!("ply {}: move `{text}` is illegal: {e}", i + 1))?;
-    }
+    let game = super::load_game(&rules, a.position.as_deref(), a.side, &a.moves)?;
     if game.is_over() {
         bail!("the game is over: nothing to search");
     }

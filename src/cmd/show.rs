@@ -1,5 +1,5 @@
-use anyhow::{bail, Result};
-use brandubh_rules::{Game, MoveRecord, Side};
+use anyhow::Result;
+use brandubh_rules::Side;
 use serde_json::json;
 use std::sync::Arc;
 
@@ -28,18 +28,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<()> {
     let rules = Arc::new(super::load_rules(&a.rules)?);
-    let pos = super::load_position(&rules, a.position.as_deref(), a.side)?;
-    let mut game = Game::from_position(rules.clone(), pos);
-    for (i, text) in a.moves.split_whitespace().enumerate() {
-        let ply = i + 1;
-        let rec: MoveRecord = match text.parse() {
-            Ok(r) => r,
-            Err(e) => bail!("ply {ply}: {e}"),
-        };
-        if let Err(e) = game.play_record(&rec) {
-            bail!("ply {ply}: move `{text}` is illegal: {e}");
-        }
-    }
+    let game = super::load_game(&rules, a.position.as_deref(), a.side, &a.moves)?;
     let p = game.position();
     let (status, reason) = match game.outcome() {
         None => ("ongoing", String::new()),
