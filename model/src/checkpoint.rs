@@ -33,7 +33,8 @@ pub struct CheckpointMeta {
     pub step: u64,
     /// Generation in a training run (0 for a fresh net).
     pub generation: u32,
-    /// SHA-256 of `model.safetensors`, hex; its first 12 digits are the model id.
+    /// SHA-256 of the weights (tensors in name order), hex; its first 12
+    /// digits are the model id, the same for the same weights.
     pub content_hash: String,
     /// Free-form provenance (seed, run, parent checkpoint).
     #[serde(default)]
@@ -90,6 +91,25 @@ pub enum CheckpointError {
     },
 }
 
+/// SHA-256 over the tensors in name order (name, dtype, shape, data): the
+/// same weights give the same hash whatever order the file lists them in.
+/// A file that is not valid safetensors is an error.
+fn weights_hash(bytes: &[u8]) -> Result<String, String> {
+    let st = safetensors::SafeTensors::deserialize(bytes)
+        .map_err(|e| format!("not a valid safetensors file: {e}"))?;
+    let mut tensors = st.tensors();
+    tensors.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut h = Sha256::new();
+    for (name, view) in tensors {
+        h.update((name.len() as u64).to_le_bytes());
+        h.update(name.as_bytes());
+        h.update(format!("{:?}{:?}", view.dtype(), view.shape()).as_bytes());
+        h.update((view.data().len() as u64).to_le_bytes());
+        h.update(view.data());
+    }
+    Ok(hex(&h.finalize()))
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -142,7 +162,10 @@ pub fn save(
         rules_hash: format!("{:016x}", rules.hash),
         step,
         generation,
-        content_hash: hex(&Sha256::digest(&bytes)),
+        content_hash: weights_hash(&bytes).map_err(|why| CheckpointError::Invalid {
+            path: dir.join(WEIGHTS),
+            why,
+        })?,
         provenance: provenance.to_string(),
     };
     write_atomic(&dir.join(WEIGHTS), &bytes)?;
@@ -214,12 +237,15 @@ pub fn load(
         path: wpath.clone(),
         why: e.to_string(),
     })?;
-    let hash = hex(&Sha256::digest(&bytes));
+    let hash = weights_hash(&bytes).map_err(|why| CheckpointError::Invalid {
+        path: wpath.clone(),
+        why: format!("corrupted: {why}"),
+    })?;
     if hash != meta.content_hash {
         return Err(CheckpointError::Invalid {
             path: wpath,
             why: format!(
-                "corrupted: its SHA-256 is {}…, model.json expects {}…",
+                "corrupted: its weights hash to {}…, model.json expects {}…",
                 &hash[..12],
                 &meta.content_hash[..12.min(meta.content_hash.len())]
             ),

@@ -206,3 +206,24 @@ fn onnx_export_matches_burn_in_tract() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn same_seed_same_weights_same_id() {
+    let r = rules("wtf");
+    let config = NetConfig::new().with_channels(8).with_blocks(1);
+    let device = Device::flex();
+    let mut ids = Vec::new();
+    for (i, seed) in [4u64, 4, 5].into_iter().enumerate() {
+        let dir = tmp(&format!("seed{i}"));
+        device.seed(seed);
+        let net = config.init(&device);
+        ids.push(
+            save(&dir, &net, &config, &r, 0, 0, "")
+                .unwrap()
+                .content_hash,
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+    assert_eq!(ids[0], ids[1], "same seed, same weights, same id");
+    assert_ne!(ids[0], ids[2]);
+}
