@@ -58,6 +58,35 @@ fn test_positions(rules: &Arc<RuleSet>) -> Vec<(String, String, Vec<f32>)> {
     out
 }
 
+/// A tract plan for an ONNX file with the batch fixed to `n`.
+pub fn tract_plan(path: &Path, n: usize) -> Result<Arc<TypedRunnableModel>, ExportError> {
+    tract_onnx::onnx()
+        .model_for_path(path)
+        .map_err(err)?
+        .with_input_fact(0, f32::fact([n, PLANES, 7, 7]).into())
+        .map_err(err)?
+        .into_optimized()
+        .map_err(err)?
+        .into_runnable()
+        .map_err(err)
+}
+
+/// Runs a fixed-batch tract plan on `n` encoded positions; returns the
+/// joined outputs `[n, 1179]` row-major.
+pub fn run_plan(
+    plan: &Arc<TypedRunnableModel>,
+    input: &[f32],
+    n: usize,
+) -> Result<Vec<f32>, ExportError> {
+    let x: tract_onnx::prelude::Tensor =
+        tract_ndarray::Array4::from_shape_vec((n, PLANES, 7, 7), input.to_vec())
+            .map_err(err)?
+            .into();
+    let result = plan.run(tvec!(x.into())).map_err(err)?;
+    let view = result[0].to_plain_array_view::<f32>().map_err(err)?;
+    Ok(view.iter().copied().collect())
+}
+
 /// Runs an ONNX file in tract on `n` encoded positions; returns the joined
 /// outputs `[n, 1179]` row-major and the graph's input/output names.
 pub fn run_tract(
