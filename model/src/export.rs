@@ -94,23 +94,11 @@ pub fn run_tract(
     input: &[f32],
     n: usize,
 ) -> Result<(Vec<f32>, String, String), ExportError> {
-    let model = tract_onnx::onnx()
-        .model_for_path(path)
-        .map_err(err)?
-        .with_input_fact(0, f32::fact([n, PLANES, 7, 7]).into())
-        .map_err(err)?
-        .into_optimized()
-        .map_err(err)?;
+    let plan = tract_plan(path, n)?;
+    let model = plan.model();
     let in_name = model.node(model.inputs[0].node).name.clone();
     let out_name = model.node(model.outputs[0].node).name.clone();
-    let plan = model.into_runnable().map_err(err)?;
-    let x: tract_onnx::prelude::Tensor =
-        tract_ndarray::Array4::from_shape_vec((n, PLANES, 7, 7), input.to_vec())
-            .map_err(err)?
-            .into();
-    let result = plan.run(tvec!(x.into())).map_err(err)?;
-    let view = result[0].to_plain_array_view::<f32>().map_err(err)?;
-    Ok((view.iter().copied().collect(), in_name, out_name))
+    Ok((run_plan(&plan, input, n)?, in_name, out_name))
 }
 
 #[derive(Serialize)]
