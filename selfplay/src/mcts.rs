@@ -82,6 +82,8 @@ pub struct Search {
     edge_moves: Vec<Move>,
     /// Hashes of the game's positions before the root.
     history: Vec<u64>,
+    /// Scratch buffer: history plus the current path, for `new_node`.
+    scratch: Vec<u64>,
     /// (node, edge) steps from the root to the pending leaf.
     path: Vec<(u32, u32)>,
     pending: Option<u32>,
@@ -110,6 +112,7 @@ impl Search {
             edges: Vec::new(),
             edge_moves: Vec::new(),
             history: game.history().to_vec(),
+            scratch: Vec::new(),
             path: Vec::new(),
             pending: None,
             sims_done: 0,
@@ -126,7 +129,11 @@ impl Search {
     /// Creates a node for `pos`, reached by the current path; finds out
     /// whether the game is over there and lists its moves.
     fn new_node(&mut self, pos: Position) -> u32 {
-        let mut hist = self.history.clone();
+        // The game's hashes, then the path's: reuse one buffer, since this
+        // runs at every expansion.
+        let mut hist = std::mem::take(&mut self.scratch);
+        hist.clear();
+        hist.extend_from_slice(&self.history);
         hist.extend(
             self.path
                 .iter()
@@ -171,6 +178,7 @@ impl Search {
             expanded: false,
             repetitions: pos.repetitions(&hist).min(255) as u8,
         });
+        self.scratch = hist;
         (self.nodes.len() - 1) as u32
     }
 

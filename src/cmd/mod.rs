@@ -108,9 +108,36 @@ pub fn load_position(
     }
 }
 
+/// The position arguments `show` and `search` share.
+#[derive(clap::Args, Debug)]
+pub struct GameArgs {
+    /// Rule set name or path to a TOML file.
+    #[arg(long, default_value = "modern")]
+    pub rules: String,
+    /// Start from this OpenTafl position record instead of the setup.
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Side to move in --position (default: the rule set's first mover).
+    #[arg(long)]
+    pub side: Option<Side>,
+    /// Moves to play first, space-separated, e.g. "d6-c6 c4-c2" (captures
+    /// such as d2-d5xd6/c5 are checked against the real ones).
+    #[arg(long, default_value = "")]
+    pub moves: String,
+}
+
+impl GameArgs {
+    /// The rule set, and the game with the `--moves` played.
+    pub fn load(&self) -> Result<(Arc<RuleSet>, Game)> {
+        let rules = Arc::new(load_rules(&self.rules)?);
+        let game = load_game(&rules, self.position.as_deref(), self.side, &self.moves)?;
+        Ok((rules, game))
+    }
+}
+
 /// A game from `--position`/`--side` with the `--moves` played; a bad move
 /// names its ply, the move and why.
-pub fn load_game(
+fn load_game(
     rules: &Arc<RuleSet>,
     record: Option<&str>,
     side: Option<Side>,

@@ -1,24 +1,11 @@
 use anyhow::{bail, Result};
 use brandubh_eval::{EvalWeights, Limits, Searcher};
-use brandubh_rules::Side;
 use serde_json::json;
-use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Rule set name or path to a TOML file.
-    #[arg(long, default_value = "modern")]
-    rules: String,
-    /// Start from this OpenTafl position record instead of the setup.
-    #[arg(long)]
-    position: Option<String>,
-    /// Side to move in --position (default: the rule set's first mover).
-    #[arg(long)]
-    side: Option<Side>,
-    /// Moves to play first, space-separated.
-    #[arg(long, default_value = "")]
-    moves: String,
-    /// Stop after this depth.
+    #[command(flatten)]
+    game: super::GameArgs,
     #[arg(long)]
     depth: Option<u32>,
     /// Stop after this many milliseconds (default 1000 when no limit is given).
@@ -39,8 +26,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let rules = Arc::new(super::load_rules(&a.rules)?);
-    let game = super::load_game(&rules, a.position.as_deref(), a.side, &a.moves)?;
+    let (rules, game) = a.game.load()?;
     if game.is_over() {
         bail!("the game is over: nothing to search");
     }

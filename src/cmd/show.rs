@@ -1,24 +1,10 @@
 use anyhow::Result;
-use brandubh_rules::Side;
 use serde_json::json;
-use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Rule set name or path to a TOML file.
-    #[arg(long, default_value = "modern")]
-    rules: String,
-    /// Start from this OpenTafl position record instead of the setup.
-    #[arg(long)]
-    position: Option<String>,
-    /// Side to move in --position (default: the rule set's first mover).
-    #[arg(long)]
-    side: Option<Side>,
-    /// Moves to play, space-separated, e.g. "d6-c6 c4-c2" (captures such as
-    /// d2-d5xd6/c5 are checked against the real ones).
-    #[arg(long, default_value = "")]
-    moves: String,
-    /// Also show a net's value and top policy moves (a checkpoint directory).
+    #[command(flatten)]
+    game: super::GameArgs,
     #[arg(long)]
     model: Option<std::path::PathBuf>,
     /// Print one JSON object.
@@ -27,8 +13,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let rules = Arc::new(super::load_rules(&a.rules)?);
-    let game = super::load_game(&rules, a.position.as_deref(), a.side, &a.moves)?;
+    let (rules, game) = a.game.load()?;
     let p = game.position();
     let (status, reason) = match game.outcome() {
         None => ("ongoing", String::new()),
