@@ -81,12 +81,12 @@ fn deeper_beats_shallower_and_random() {
         );
     }
     let (s, _) = run_match(
-        &cfg("wtf", "alphabeta:depth=3", "alphabeta:depth=1", 10, 2, 5),
+        &cfg("wtf", "alphabeta:depth=4", "alphabeta:depth=1", 10, 2, 5),
         None,
         &|_| {},
     )
     .unwrap();
-    assert!(s.score > 0.6, "depth 3 vs depth 1 scored {}", s.score);
+    assert!(s.score > 0.6, "depth 4 vs depth 1 scored {}", s.score);
 }
 
 #[test]

@@ -60,6 +60,11 @@ pub struct EvalSection {
     /// The fixed baseline, and pairs against it each generation (0 = skip).
     pub baseline: String,
     pub baseline_pairs: u64,
+    /// More fixed players (e.g. alpha-beta at other depths), each played
+    /// `baseline_pairs` pairs per generation, so `ratings.json` places
+    /// every generation on one ladder. Optional; empty by default.
+    #[serde(default)]
+    pub ladder: Vec<String>,
     pub openings: u32,
     pub max_plies: u32,
 }

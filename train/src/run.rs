@@ -10,9 +10,9 @@
 
 use crate::config::RunConfig;
 use crate::data::{draw_batch, window};
-use crate::trainer::Trainer;
+use crate::trainer::{optimizer_file, Trainer};
 use brandubh_eval::arena::{run_match, MatchConfig};
-use brandubh_eval::ratings::rate;
+use brandubh_eval::ratings::{rate, RatingTable};
 use brandubh_eval::{read_records, GameRecord, PlayerSpec};
 use brandubh_model::{load, read_meta, save, NetConfig};
 use brandubh_rules::{splitmix64, RuleSet};
@@ -345,7 +345,20 @@ impl Run {
         }
         self.state.phase = Phase::SelfPlay;
         self.save_state()?;
-        self.write_ratings()?;
+        if let Some(table) = self.write_ratings()? {
+            let me = format!(
+                "mcts:model={},sims={}",
+                self.ckpt(&ckpt_name(it)).display(),
+                self.config.eval.sims
+            );
+            if let Some(r) = table.ratings.iter().find(|r| r.player == me) {
+                tb.add_scalar("eval/rating", r.elo as f32, step);
+                progress.line(&format!(
+                    "iteration {it}: rated {:+.0} ± {:.0} Elo against {} (all arena games so far)",
+                    r.elo, r.ci95, table.anchor
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -461,8 +474,16 @@ impl Run {
             ),
             None => (self.ckpt(&self.state.current), 0),
         };
-        let (net, config, _) = load(&start_dir, &self.rules, &device).map_err(e)?;
+        let (net, config, start_meta) = load(&start_dir, &self.rules, &device).map_err(e)?;
         let mut trainer = Trainer::new(net, config, device, self.config.train.weight_decay);
+        // Adam's moments carry on from the checkpoint we start from (each
+        // checkpoint the loop writes has its optimiser state beside it).
+        let adam = optimizer_file(&start_dir, start_meta.step);
+        if adam.exists() {
+            if let Err(x) = trainer.load_optimizer(&adam) {
+                progress.line(&format!("warning: {x}; Adam starts afresh"));
+            }
+        }
         // The replay window: the newest positions over every iteration so far.
         let mut all = Vec::new();
         for i in 1..=it {
@@ -515,16 +536,28 @@ impl Run {
                 let prov = format!("losses {} {}", s.policy_loss, s.value_loss);
                 let net = trainer.inference_net();
                 let dest = if finished { &out } else { &partial };
+                let step_now = self.state.global_step + k + 1;
+                std::fs::create_dir_all(dest).map_err(e)?;
+                let adam = optimizer_file(dest, step_now);
+                trainer.save_optimizer(&adam).map_err(RunError)?;
                 save(
                     dest,
                     &net,
                     &trainer.config,
                     &self.rules,
-                    self.state.global_step + k + 1,
+                    step_now,
                     it,
                     &prov,
                 )
                 .map_err(e)?;
+                // Older optimiser states of this checkpoint are now stale.
+                for entry in std::fs::read_dir(dest).map_err(e)?.flatten() {
+                    let p = entry.path();
+                    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                    if name.starts_with("adam-") && p != adam {
+                        let _ = std::fs::remove_file(&p);
+                    }
+                }
                 tb.flush();
             }
         }
@@ -587,11 +620,27 @@ impl Run {
         } else {
             None
         };
+        if ev.baseline_pairs > 0 {
+            for (k, rung) in ev.ladder.iter().enumerate() {
+                let s = play(
+                    spec(&cand),
+                    rung.clone(),
+                    ev.baseline_pairs,
+                    &format!("iter-{it:04}-vs-ladder-{}.jsonl", k + 1),
+                    seed ^ (2 + k as u64),
+                )?;
+                progress.line(&format!(
+                    "iteration {it}: vs {rung} {:.0} % ({:+.0} Elo)",
+                    100.0 * s.score,
+                    s.elo
+                ));
+            }
+        }
         Ok((vs.score, vs.elo, base))
     }
 
     /// Ratings of every player in the run's arena files, anchored on the baseline.
-    fn write_ratings(&self) -> Result<(), RunError> {
+    fn write_ratings(&self) -> Result<Option<RatingTable>, RunError> {
         let mut games: Vec<GameRecord> = Vec::new();
         for entry in std::fs::read_dir(self.dir.join("arena"))
             .map_err(e)?
@@ -609,14 +658,15 @@ impl Run {
         } else {
             match games.first() {
                 Some(g) => g.attackers.clone(),
-                None => return Ok(()),
+                None => return Ok(None),
             }
         };
         let table = rate(&games, &anchor).map_err(e)?;
         write_atomic(
             &self.dir.join("ratings.json"),
             serde_json::to_string_pretty(&table).map_err(e)?.as_bytes(),
-        )
+        )?;
+        Ok(Some(table))
     }
 }
 

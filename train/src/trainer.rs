@@ -6,11 +6,51 @@ use crate::data::Sample;
 use brandubh_model::encoding::PLANES;
 use brandubh_model::{Net, NetConfig};
 use brandubh_rules::POLICY_SIZE;
-use burn::module::Module;
+use burn::module::{Module, ModuleMapper, Param, ParamId};
 use burn::optim::decay::WeightDecayConfig;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::{log_softmax, softmax};
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{Bytes, Device, Tensor, TensorData};
+use std::path::{Path, PathBuf};
+
+/// Gives every parameter an id derived from its path in the module
+/// (`blocks.0.conv1.weight`), so the optimiser's state, which burn keys by
+/// parameter id, still fits the net after it is saved and loaded again.
+struct StableIds {
+    path: Vec<String>,
+}
+
+impl ModuleMapper for StableIds {
+    fn enter_module(&mut self, name: &str, _container_type: &str) {
+        self.path.push(name.to_string());
+    }
+
+    fn exit_module(&mut self, _name: &str, _container_type: &str) {
+        self.path.pop();
+    }
+
+    fn map_float<const D: usize>(&mut self, mut param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        // FNV-1a over the dotted path.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in self.path.join(".").bytes() {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        param.id = ParamId::from(h);
+        param
+    }
+}
+
+fn adam(weight_decay: f32) -> ModuleOptimizer {
+    AdamConfig::new()
+        .with_weight_decay(Some(WeightDecayConfig::new(weight_decay)))
+        .init()
+}
+
+/// The file holding the optimiser state that goes with the checkpoint
+/// at optimiser step `step`.
+pub fn optimizer_file(dir: &Path, step: u64) -> PathBuf {
+    dir.join(format!("adam-{step:09}.bpk"))
+}
 
 /// Losses and diagnostics of one step (means over the batch).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -29,6 +69,7 @@ pub struct Trainer {
     net: Option<Net>,
     pub config: NetConfig,
     optim: ModuleOptimizer,
+    weight_decay: f32,
     device: Device,
     pub steps: u64,
 }
@@ -36,16 +77,39 @@ pub struct Trainer {
 impl Trainer {
     /// Trains `net` (already on an autodiff device) with Adam.
     pub fn new(net: Net, config: NetConfig, device: Device, weight_decay: f32) -> Trainer {
-        let optim = AdamConfig::new()
-            .with_weight_decay(Some(WeightDecayConfig::new(weight_decay)))
-            .init();
+        let optim = adam(weight_decay);
+        let net = net.map(&mut StableIds { path: Vec::new() });
         Trainer {
             net: Some(net),
             config,
             optim,
+            weight_decay,
             device,
             steps: 0,
         }
+    }
+
+    /// Restores Adam's moments from `file` (written by [`Trainer::save_optimizer`]).
+    pub fn load_optimizer(&mut self, file: &Path) -> Result<(), String> {
+        let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        // On a bad file the optimiser starts afresh (still with weight decay).
+        let optim = std::mem::replace(&mut self.optim, adam(self.weight_decay));
+        self.optim = optim
+            .from_bytes(Bytes::from_bytes_vec(bytes))
+            .map_err(|e| format!("{}: not an optimiser state: {e}", file.display()))?;
+        Ok(())
+    }
+
+    /// Writes Adam's moments to `file` (via a temporary name).
+    pub fn save_optimizer(&self, file: &Path) -> Result<(), String> {
+        let bytes = self
+            .optim
+            .into_bytes()
+            .map_err(|e| format!("cannot serialise the optimiser state: {e}"))?;
+        let tmp = file.with_extension("bpk.tmp");
+        std::fs::write(&tmp, &bytes[..])
+            .and_then(|_| std::fs::rename(&tmp, file))
+            .map_err(|e| format!("{}: {e}", file.display()))
     }
 
     /// One optimiser step on `batch` at learning rate `lr`.

@@ -21,6 +21,11 @@ pub struct EvalWeights {
     pub corner_guard: i32,
     pub enclosed_defender: i32,
     pub tempo: i32,
+    /// Where repeating a position loses for the mover: the cost, to the
+    /// side that moved, of making a position occur for the second-to-last
+    /// allowed time (the opponent can then often force the final repeat).
+    #[serde(default)]
+    pub repetition: i32,
 }
 
 pub const DEFAULT_WEIGHTS: &str = include_str!("../../../configs/eval/default.toml");
@@ -116,10 +121,29 @@ pub fn evaluate(rules: &RuleSet, pos: &Position, w: &EvalWeights) -> i32 {
         }
         let moves = reach(k, king_blockers);
         s -= w.king_mobility * moves.count() as i32;
-        let route_squares = moves
-            .filter(|&sq| open_routes(sq, occ & !b.king) > 0)
-            .count();
-        s -= w.king_route_squares * route_squares as i32;
+        let without_king = occ & !b.king;
+        let mut route_squares = 0;
+        let mut fork = false;
+        for sq in moves {
+            match open_routes(sq, without_king) {
+                0 => {}
+                1 => route_squares += 1,
+                _ => {
+                    route_squares += 1;
+                    fork = true;
+                }
+            }
+        }
+        s -= w.king_route_squares * route_squares;
+        // A square with two open routes one king move away: with the
+        // defenders to move it is usually a win; the attackers, to move,
+        // may still spoil it.
+        if fork {
+            s -= match pos.side_to_move() {
+                Side::Defenders => w.king_fork,
+                Side::Attackers => w.king_fork / 3,
+            };
+        }
         s += w.king_adjacent_attacker * (b.attackers & b.king.neighbours()).count() as i32;
     }
     s += w.corner_guard * (b.attackers & CORNER_GUARDS).count() as i32;

@@ -10,7 +10,7 @@ pub mod time;
 pub mod tt;
 
 use brandubh_rules::{
-    Bitboard, Game, GameResult, Move, MoveList, Outcome, Position, RuleSet, Side,
+    Bitboard, Game, GameResult, Move, MoveList, Outcome, Position, Repetition, RuleSet, Side,
 };
 use evaluation::{evaluate, EvalWeights};
 use movepick::{order, Ordering, MAX_PLY};
@@ -24,6 +24,13 @@ pub const WIN: i32 = 30_000;
 const WIN_BOUND: i32 = WIN - 1_000;
 /// Plies of threat extension allowed on one path below the horizon.
 const EXTENSIONS: u32 = 2;
+/// Null-move pruning: the least remaining depth, and the reduction.
+const NULL_MIN_DEPTH: u32 = 3;
+const NULL_REDUCTION: u32 = 2;
+/// Late move reductions: the least remaining depth, and the first move
+/// index (in search order) that may be reduced.
+const LMR_MIN_DEPTH: u32 = 3;
+const LMR_MIN_INDEX: usize = 3;
 
 /// What a search found.
 #[derive(Clone, Debug)]
@@ -47,6 +54,9 @@ pub struct Searcher {
     clock: Clock,
     /// Hashes of the game's positions and of the current search path.
     history: Vec<u64>,
+    /// A root move of the iteration in progress whose finished search beat
+    /// the moves searched before it, with its score.
+    root_best: Option<(Move, i32)>,
 }
 
 /// The score of a finished game for the side to move in `pos`.
@@ -90,6 +100,7 @@ impl Searcher {
             stopped: false,
             clock: Clock::new(&Limits::default()),
             history: Vec::new(),
+            root_best: None,
         }
     }
 
@@ -116,8 +127,17 @@ impl Searcher {
             seconds: 0.0,
         };
         for depth in 1..=max_depth {
+            self.root_best = None;
             let score = self.negamax(&pos, depth, -WIN - 1, WIN + 1, 0, EXTENSIONS);
             if self.stopped && depth > 1 {
+                // An unfinished iteration still counts where it proved a
+                // move better, at the new depth, than the one searched
+                // first (the previous best, from the TT).
+                if let Some((mv, s)) = self.root_best {
+                    best.best = mv;
+                    best.score = s;
+                    best.pv = vec![mv];
+                }
                 break;
             }
             let pv = self.principal_variation(&pos, depth as usize);
@@ -155,7 +175,34 @@ impl Searcher {
         pv
     }
 
+    /// Negamax, with the repetition penalty: when the opponent's last move
+    /// made this position occur one time short of a repetition that loses
+    /// for the mover, the side to move gets `weights.repetition` on top of
+    /// the searched score. (The opponent can usually replay the cycle and
+    /// force the losing repeat, which lies beyond the horizon.)
     fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        ext: u32,
+    ) -> i32 {
+        let bonus = self.weights.repetition;
+        let end = &self.rules.options.end;
+        if ply > 0
+            && bonus != 0
+            && end.repetition == Repetition::MoverLoses
+            && pos.repetitions(&self.history) + 2 == end.repetition_count as u32
+        {
+            let s = self.negamax_inner(pos, depth, alpha - bonus, beta - bonus, ply, ext);
+            return if s.abs() > WIN_BOUND { s } else { s + bonus };
+        }
+        self.negamax_inner(pos, depth, alpha, beta, ply, ext)
+    }
+
+    fn negamax_inner(
         &mut self,
         pos: &Position,
         depth: u32,
@@ -205,6 +252,35 @@ impl Searcher {
                 }
             }
         }
+        let pv_node = beta - alpha > 1;
+
+        // Null-move pruning: away from the principal variation, if passing
+        // still holds beta at a reduced depth, a real move will too. Not
+        // when the opponent threatens a win next move (then passing loses).
+        if !pv_node
+            && ply > 0
+            && depth >= NULL_MIN_DEPTH
+            && beta.abs() < WIN_BOUND
+            && evaluate(&rules, pos, &self.weights) >= beta
+            && !self.has_winning_move(&pos.null_move())
+        {
+            self.history.push(pos.hash());
+            let s = -self.negamax(
+                &pos.null_move(),
+                depth - 1 - NULL_REDUCTION,
+                -beta,
+                -beta + 1,
+                ply + 1,
+                ext,
+            );
+            self.history.pop();
+            if self.stopped {
+                return 0;
+            }
+            if s >= beta && s < WIN_BOUND {
+                return s;
+            }
+        }
         let ordered = order(
             &rules,
             pos,
@@ -216,12 +292,42 @@ impl Searcher {
         let alpha0 = alpha;
         let mut best_score = -WIN - 1;
         let mut best_move = ordered[0].0;
+        let king = pos.board().king;
         self.history.push(pos.hash());
         for (i, (mv, child, captured)) in ordered.iter().enumerate() {
             let score = if i == 0 {
                 -self.negamax(child, depth - 1, -beta, -alpha, ply + 1, ext)
             } else {
-                let s = -self.negamax(child, depth - 1, -alpha - 1, -alpha, ply + 1, ext);
+                // Late move reductions: quiet, late-ordered moves (no
+                // capture, not the king, not a killer) first get a
+                // shallower null-window look; only those that beat alpha
+                // are searched to full depth.
+                let quiet = captured.is_empty()
+                    && !king.contains(mv.from)
+                    && !(ply < MAX_PLY && self.ord.killers[ply].contains(&Some(*mv)));
+                let reduction = if depth >= LMR_MIN_DEPTH && i >= LMR_MIN_INDEX && quiet {
+                    if i >= 2 * LMR_MIN_INDEX + 4 && depth >= LMR_MIN_DEPTH + 1 {
+                        2
+                    } else {
+                        1
+                    }
+                } else {
+                    0
+                };
+                let mut s = -alpha - 1;
+                if reduction > 0 {
+                    s = -self.negamax(
+                        child,
+                        depth - 1 - reduction,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        ext,
+                    );
+                }
+                if reduction == 0 || s > alpha {
+                    s = -self.negamax(child, depth - 1, -alpha - 1, -alpha, ply + 1, ext);
+                }
                 if s > alpha && s < beta {
                     -self.negamax(child, depth - 1, -beta, -alpha, ply + 1, ext)
                 } else {
@@ -231,6 +337,9 @@ impl Searcher {
             if self.stopped {
                 self.history.pop();
                 return 0;
+            }
+            if ply == 0 && i > 0 && score > alpha {
+                self.root_best = Some((*mv, score));
             }
             if score > best_score {
                 best_score = score;
