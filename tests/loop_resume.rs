@@ -69,7 +69,22 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
     for e in std::fs::read_dir(dir.join("checkpoints")).unwrap() {
         let p = e.unwrap().path();
         if p.join("model.json").exists() {
-            brandubh_model::load(&p, &rules, &device).unwrap_or_else(|x| panic!("{x}"));
+            let (_, _, meta) =
+                brandubh_model::load(&p, &rules, &device).unwrap_or_else(|x| panic!("{x}"));
+            // Each trained checkpoint keeps exactly its own optimiser state.
+            let adam: Vec<_> = std::fs::read_dir(&p)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|f| f.to_string_lossy().contains("adam-"))
+                .collect();
+            if meta.generation > 0 {
+                assert_eq!(
+                    adam,
+                    [brandubh_train::trainer::optimizer_file(&p, meta.step)],
+                    "{}",
+                    p.display()
+                );
+            }
         }
     }
     let mut games = 0;
@@ -85,12 +100,15 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
         games, 16,
         "8 self-play games per iteration, none lost or doubled"
     );
+    let mut ladder_files = 0;
     for e in std::fs::read_dir(dir.join("arena")).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "jsonl") {
             brandubh_eval::read_records(&p).unwrap();
+            ladder_files += p.to_string_lossy().contains("-vs-ladder-") as usize;
         }
     }
+    assert_eq!(ladder_files, 2, "one ladder match per iteration");
     assert!(
         std::fs::read_dir(dir.join("tb")).unwrap().count() > 0,
         "TensorBoard event files"

@@ -306,7 +306,7 @@ impl Searcher {
                     && !king.contains(mv.from)
                     && !(ply < MAX_PLY && self.ord.killers[ply].contains(&Some(*mv)));
                 let reduction = if depth >= LMR_MIN_DEPTH && i >= LMR_MIN_INDEX && quiet {
-                    if i >= 2 * LMR_MIN_INDEX + 4 && depth >= LMR_MIN_DEPTH + 1 {
+                    if i >= 2 * LMR_MIN_INDEX + 4 && depth > LMR_MIN_DEPTH {
                         2
                     } else {
                         1

@@ -9,6 +9,11 @@ pub struct Limits {
     pub millis: Option<u64>,
 }
 
+/// The share of the time limit after which no new iteration starts. (0.7
+/// did no better than 0.5 at 1 s a move against depth 2 in wtf: 89 % and
+/// 91 % over 50 pairs each.)
+pub const ITERATION_START_SHARE: f64 = 0.5;
+
 /// Decides when a search must stop.
 pub struct Clock {
     start: Instant,
@@ -32,14 +37,16 @@ impl Clock {
             || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// Whether another iteration is worth starting: one usually costs
-    /// several times the last, so stop past half the time.
+    /// Whether another iteration is worth starting. One usually costs
+    /// about three times the last (with the reductions), but an unfinished
+    /// iteration still yields any root move it proved better, so start one
+    /// while `ITERATION_START_SHARE` of the time is left unused.
     pub fn next_iteration_fits(&self) -> bool {
         match self.deadline {
             None => true,
             Some(d) => {
                 let total = d - self.start;
-                self.start.elapsed() < total / 2
+                self.start.elapsed() < total.mul_f64(ITERATION_START_SHARE)
             }
         }
     }
