@@ -25,7 +25,7 @@ pub use index::POLICY_SIZE;
 pub use notation::{opentafl_rules, MoveRecord, NotationError};
 pub use perft::{divide, perft, perft_stats, perft_with_history, DepthStats};
 pub use position::{Board, EndReason, Move, MoveList, Outcome, Position, PositionError};
-pub use ruleset::{GameResult, Repetition, Role, RuleSet, RulesError};
+pub use ruleset::{GameResult, Role, RuleSet, RulesError};
 pub use side::{ParseSideError, Side};
 pub use square::{Direction, ParseSquareError, Square, NUM_SQUARES, SIZE};
 pub use symmetry::Symmetry;

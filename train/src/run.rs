@@ -346,11 +346,7 @@ impl Run {
         self.state.phase = Phase::SelfPlay;
         self.save_state()?;
         if let Some(table) = self.write_ratings()? {
-            let me = format!(
-                "mcts:model={},sims={}",
-                self.ckpt(&ckpt_name(it)).display(),
-                self.config.eval.sims
-            );
+            let me = self.mcts_spec(&self.ckpt(&ckpt_name(it)));
             if let Some(r) = table.ratings.iter().find(|r| r.player == me) {
                 tb.add_scalar("eval/rating", r.elo as f32, step);
                 progress.line(&format!(
@@ -567,13 +563,21 @@ impl Run {
         Ok(())
     }
 
+    /// The arena spec (and rating name) of the MCTS player of checkpoint `dir`.
+    fn mcts_spec(&self, dir: &Path) -> String {
+        format!(
+            "mcts:model={},sims={}",
+            dir.display(),
+            self.config.eval.sims
+        )
+    }
+
     /// Candidate against the current net, and against the baseline.
     /// Returns (score vs current, Elo vs current, (score, Elo) vs baseline).
     fn eval_phase(&self, it: u32, progress: &dyn Progress) -> Result<EvalOutcome, RunError> {
         let cand = self.ckpt(&ckpt_name(it));
         let cur = self.ckpt(&self.state.current);
         let ev = &self.config.eval;
-        let spec = |dir: &Path| format!("mcts:model={},sims={}", dir.display(), ev.sims);
         let play = |a: String,
                     b: String,
                     pairs: u64,
@@ -602,28 +606,23 @@ impl Run {
         };
         let seed = splitmix64(self.config.seed ^ 0xe7a1 ^ it as u64);
         let vs = play(
-            spec(&cand),
-            spec(&cur),
+            self.mcts_spec(&cand),
+            self.mcts_spec(&cur),
             ev.pairs,
             &format!("iter-{it:04}-vs-current.jsonl"),
             seed,
         )?;
         let base = if ev.baseline_pairs > 0 {
             let s = play(
-                spec(&cand),
+                self.mcts_spec(&cand),
                 ev.baseline.clone(),
                 ev.baseline_pairs,
                 &format!("iter-{it:04}-vs-baseline.jsonl"),
                 seed ^ 1,
             )?;
-            Some((s.score, s.elo))
-        } else {
-            None
-        };
-        if ev.baseline_pairs > 0 {
             for (k, rung) in ev.ladder.iter().enumerate() {
-                let s = play(
-                    spec(&cand),
+                let r = play(
+                    self.mcts_spec(&cand),
                     rung.clone(),
                     ev.baseline_pairs,
                     &format!("iter-{it:04}-vs-ladder-{}.jsonl", k + 1),
@@ -631,11 +630,14 @@ impl Run {
                 )?;
                 progress.line(&format!(
                     "iteration {it}: vs {rung} {:.0} % ({:+.0} Elo)",
-                    100.0 * s.score,
-                    s.elo
+                    100.0 * r.score,
+                    r.elo
                 ));
             }
-        }
+            Some((s.score, s.elo))
+        } else {
+            None
+        };
         Ok((vs.score, vs.elo, base))
     }
 

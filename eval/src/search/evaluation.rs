@@ -21,11 +21,6 @@ pub struct EvalWeights {
     pub corner_guard: i32,
     pub enclosed_defender: i32,
     pub tempo: i32,
-    /// Where repeating a position loses for the mover: the cost, to the
-    /// side that moved, of making a position occur for the second-to-last
-    /// allowed time (the opponent can then often force the final repeat).
-    #[serde(default)]
-    pub repetition: i32,
 }
 
 pub const DEFAULT_WEIGHTS: &str = include_str!("../../../configs/eval/default.toml");

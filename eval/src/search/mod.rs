@@ -10,7 +10,7 @@ pub mod time;
 pub mod tt;
 
 use brandubh_rules::{
-    Bitboard, Game, GameResult, Move, MoveList, Outcome, Position, Repetition, RuleSet, Side,
+    Bitboard, Game, GameResult, Move, MoveList, Outcome, Position, RuleSet, Side,
 };
 use evaluation::{evaluate, EvalWeights};
 use movepick::{order, Ordering, MAX_PLY};
@@ -175,34 +175,7 @@ impl Searcher {
         pv
     }
 
-    /// Negamax, with the repetition penalty: when the opponent's last move
-    /// made this position occur one time short of a repetition that loses
-    /// for the mover, the side to move gets `weights.repetition` on top of
-    /// the searched score. (The opponent can usually replay the cycle and
-    /// force the losing repeat, which lies beyond the horizon.)
     fn negamax(
-        &mut self,
-        pos: &Position,
-        depth: u32,
-        alpha: i32,
-        beta: i32,
-        ply: usize,
-        ext: u32,
-    ) -> i32 {
-        let bonus = self.weights.repetition;
-        let end = &self.rules.options.end;
-        if ply > 0
-            && bonus != 0
-            && end.repetition == Repetition::MoverLoses
-            && pos.repetitions(&self.history) + 2 == end.repetition_count as u32
-        {
-            let s = self.negamax_inner(pos, depth, alpha - bonus, beta - bonus, ply, ext);
-            return if s.abs() > WIN_BOUND { s } else { s + bonus };
-        }
-        self.negamax_inner(pos, depth, alpha, beta, ply, ext)
-    }
-
-    fn negamax_inner(
         &mut self,
         pos: &Position,
         depth: u32,
@@ -257,16 +230,17 @@ impl Searcher {
         // Null-move pruning: away from the principal variation, if passing
         // still holds beta at a reduced depth, a real move will too. Not
         // when the opponent threatens a win next move (then passing loses).
+        let null = pos.null_move();
         if !pv_node
             && ply > 0
             && depth >= NULL_MIN_DEPTH
             && beta.abs() < WIN_BOUND
             && evaluate(&rules, pos, &self.weights) >= beta
-            && !self.has_winning_move(&pos.null_move())
+            && !self.has_winning_move(&null)
         {
             self.history.push(pos.hash());
             let s = -self.negamax(
-                &pos.null_move(),
+                &null,
                 depth - 1 - NULL_REDUCTION,
                 -beta,
                 -beta + 1,
@@ -302,30 +276,23 @@ impl Searcher {
                 // capture, not the king, not a killer) first get a
                 // shallower null-window look; only those that beat alpha
                 // are searched to full depth.
-                let quiet = captured.is_empty()
+                let reducible = depth >= LMR_MIN_DEPTH
+                    && i >= LMR_MIN_INDEX
+                    && captured.is_empty()
                     && !king.contains(mv.from)
                     && !(ply < MAX_PLY && self.ord.killers[ply].contains(&Some(*mv)));
-                let reduction = if depth >= LMR_MIN_DEPTH && i >= LMR_MIN_INDEX && quiet {
-                    if i >= 2 * LMR_MIN_INDEX + 4 && depth > LMR_MIN_DEPTH {
+                // alpha + 1 stands for "not refuted yet": search in full.
+                let mut s = if !reducible {
+                    alpha + 1
+                } else {
+                    let r = if i >= 2 * LMR_MIN_INDEX + 4 && depth > LMR_MIN_DEPTH {
                         2
                     } else {
                         1
-                    }
-                } else {
-                    0
+                    };
+                    -self.negamax(child, depth - 1 - r, -alpha - 1, -alpha, ply + 1, ext)
                 };
-                let mut s = -alpha - 1;
-                if reduction > 0 {
-                    s = -self.negamax(
-                        child,
-                        depth - 1 - reduction,
-                        -alpha - 1,
-                        -alpha,
-                        ply + 1,
-                        ext,
-                    );
-                }
-                if reduction == 0 || s > alpha {
+                if s > alpha {
                     s = -self.negamax(child, depth - 1, -alpha - 1, -alpha, ply + 1, ext);
                 }
                 if s > alpha && s < beta {
