@@ -11,6 +11,7 @@ mod player;
 pub mod ratings;
 pub mod search;
 pub mod stats;
+pub mod tune;
 
 pub use arena::{read_records, run_match, GameRecord, MatchConfig, MatchSummary};
 pub use player::{

@@ -443,6 +443,32 @@ impl Position {
         }
     }
 
+    /// A move that wins on the spot for the side to move: the king onto a
+    /// corner, or a move that captures the king. Sound but not complete
+    /// (a win by encirclement or by leaving the opponent without moves is
+    /// not looked for); cheap, since only moves onto corners or next to the
+    /// king are generated.
+    pub fn winning_move(&self, rules: &RuleSet) -> Option<Move> {
+        let mut moves = MoveList::new();
+        let b = &self.board;
+        match self.side {
+            Side::Defenders => {
+                self.legal_moves_into(rules, Bitboard::CORNERS, &mut moves);
+                moves.iter().copied().find(|m| b.king.contains(m.from))
+            }
+            Side::Attackers => {
+                if b.king.is_empty() {
+                    return None;
+                }
+                self.legal_moves_into(rules, b.king.neighbours(), &mut moves);
+                moves
+                    .iter()
+                    .copied()
+                    .find(|&m| self.play(rules, m).0.board().king.is_empty())
+            }
+        }
+    }
+
     fn may_pass(&self, rules: &RuleSet) -> bool {
         rules.options.end.no_legal_moves == NoMoves::Pass && self.passes == 0
     }

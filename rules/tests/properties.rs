@@ -68,6 +68,22 @@ fn check_random_game(name: &str, seed: u64, max_plies: usize) {
             fast.len(),
             "{ctx}: count_moves"
         );
+        // winning_move finds a king escape or king capture exactly when
+        // one of the legal moves is one, and what it returns is one.
+        let wins_on_the_spot = |mv: Move| {
+            let (next, _) = pos.play(&r, mv);
+            matches!(
+                next.after_move_outcome(&r, &[]).map(|o| o.reason),
+                Some(EndReason::KingEscaped | EndReason::KingCaptured)
+            )
+        };
+        match pos.winning_move(&r) {
+            Some(w) => assert!(fast.contains(&w) && wins_on_the_spot(w), "{ctx}: {w}"),
+            None => assert!(
+                !fast.iter().any(|&m| wins_on_the_spot(m)),
+                "{ctx}: a win in one was missed"
+            ),
+        }
         // Play a random move in both; captures agree; counts only fall.
         let m = fast[rng.below(fast.len())];
         let before = (b.attackers.count(), b.defenders.count(), b.king.count());

@@ -27,6 +27,10 @@ pub struct MctsConfig {
     pub gumbel_c_scale: f32,
     /// Keep the chosen move's subtree for the next search.
     pub reuse_tree: bool,
+    /// Treat a position whose side to move can win on the spot (king to a
+    /// corner, or a king capture) as won without asking the evaluator, and
+    /// always play such a win at the root.
+    pub win_in_one: bool,
 }
 
 impl Default for MctsConfig {
@@ -46,6 +50,7 @@ impl Default for MctsConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
             reuse_tree: true,
+            win_in_one: true,
         }
     }
 }

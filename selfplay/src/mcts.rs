@@ -92,6 +92,8 @@ pub struct Search {
     noise: bool,
     gumbel: Option<GumbelRoot>,
     moves: MoveList,
+    /// A move that wins on the spot from the root, when `win_in_one` is on.
+    root_win: Option<Move>,
 }
 
 fn outcome_value(result: GameResult, pos: &Position) -> f32 {
@@ -120,6 +122,7 @@ impl Search {
             noise: false,
             gumbel: None,
             moves: MoveList::new(),
+            root_win: None,
         };
         let root = s.new_node(*game.position());
         debug_assert_eq!(root, 0);
@@ -146,6 +149,17 @@ impl Search {
             pos.after_move_outcome(&self.rules, &hist)
                 .map(|o| outcome_value(o.result, &pos))
         };
+        let win = if terminal.is_none() && self.cfg.win_in_one {
+            pos.winning_move(&self.rules)
+        } else {
+            None
+        };
+        if is_root {
+            self.root_win = win;
+        } else if win.is_some() {
+            // Won for the side to move: an exact value, no evaluation needed.
+            terminal = Some(1.0);
+        }
         let first_edge = self.edges.len() as u32;
         let mut n_edges = 0;
         if terminal.is_none() {
@@ -209,7 +223,12 @@ impl Search {
         if n == 0 {
             return;
         }
-        if self.noise && n > 1 && self.cfg.dirichlet_epsilon > 0.0 {
+        if let Some(w) = self.root_win {
+            // Nothing to explore: all the prior on the win, no noise.
+            for e in self.edges[first..first + n].iter_mut() {
+                e.prior = if e.mv == w { 1.0 } else { 0.0 };
+            }
+        } else if self.noise && n > 1 && self.cfg.dirichlet_epsilon > 0.0 {
             let gamma =
                 Gamma::new(self.cfg.dirichlet_alpha.max(1e-3) as f64, 1.0).expect("valid gamma");
             let draws: Vec<f64> = (0..n).map(|_| gamma.sample(rng)).collect();
@@ -497,6 +516,16 @@ impl Search {
             };
             (edges[pick].mv, target)
         };
+        let (mv, target) = match self.root_win {
+            Some(w) => (
+                w,
+                edges
+                    .iter()
+                    .map(|e| if e.mv == w { 1.0 } else { 0.0 })
+                    .collect(),
+            ),
+            None => (mv, target),
+        };
         (
             mv,
             RootStats {
@@ -520,6 +549,8 @@ impl Search {
         self.path.clear();
         self.pending = None;
         self.gumbel = None;
+        // A kept child has no win on the spot (it would be a finished node).
+        self.root_win = None;
         if !self.cfg.reuse_tree || child == NONE || self.nodes[child as usize].terminal.is_some() {
             self.nodes.clear();
             self.edges.clear();

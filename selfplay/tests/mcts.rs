@@ -37,14 +37,105 @@ fn search(g: &Game, cfg: MctsConfig, sims: u32) -> (brandubh_rules::Move, RootSt
     s.choose(0.0, &mut rng)
 }
 
+/// Plain PUCT, without the win-in-one shortcut, so the tests below show
+/// that the search itself finds and avoids wins in one.
 fn puct() -> MctsConfig {
-    MctsConfig::default()
+    MctsConfig {
+        win_in_one: false,
+        ..MctsConfig::default()
+    }
 }
 
 fn gumbel() -> MctsConfig {
     MctsConfig {
         gumbel: true,
-        ..MctsConfig::default()
+        ..puct()
+    }
+}
+
+/// Runs a search with root noise and picks with temperature 1.
+fn noisy_search(g: &Game, cfg: MctsConfig, sims: u32) -> (brandubh_rules::Move, RootStats) {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut s = Search::new(g.rules().clone(), cfg, g);
+    s.start(sims, true, &mut rng);
+    while s.advance() == Advance::NeedsEval {
+        let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
+        s.apply(&e[0], &mut rng);
+    }
+    s.choose(1.0, &mut rng)
+}
+
+#[test]
+fn win_in_one_is_played_at_once_with_a_one_hot_target() {
+    for name in ALL {
+        for gumbel in [false, true] {
+            let cfg = MctsConfig {
+                gumbel,
+                ..MctsConfig::default()
+            };
+            assert!(cfg.win_in_one, "on by default");
+            // Escape: even one simulation, root noise and temperature 1.
+            let g = game(name, "f6 e5 c6", "c4", "a3", Side::Defenders);
+            for (mv, st) in [search(&g, cfg.clone(), 1), noisy_search(&g, cfg.clone(), 8)] {
+                assert_eq!(mv.to_string(), "a3-a1", "{name} gumbel={gumbel}");
+                let i = st.visits.iter().position(|v| v.0 == mv).unwrap();
+                assert_eq!(st.target[i], 1.0);
+                assert_eq!(st.target.iter().sum::<f32>(), 1.0);
+            }
+            // King capture.
+            let mut g = game(name, "b6 d6 c7 e5", "g2", "c6", Side::Attackers);
+            let (mv, _) = noisy_search(&g, cfg.clone(), 4);
+            g.play(mv).unwrap();
+            assert_eq!(
+                g.outcome().map(|o| o.result),
+                Some(GameResult::AttackersWin),
+                "{name} gumbel={gumbel}: {mv}"
+            );
+        }
+    }
+}
+
+#[test]
+fn win_in_one_below_the_root_needs_no_evaluation() {
+    // Every attacker move but a block leaves the king an escape: with the
+    // shortcut, those children are known losses after one visit each and
+    // never reach the evaluator.
+    for name in ALL {
+        let g = game(name, "e2 f6 e6 c3", "a4", "a3", Side::Attackers);
+        let n = g.legal_moves().len() as u32;
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut s = Search::new(g.rules().clone(), MctsConfig::default(), &g);
+        s.start(2 * n, false, &mut rng);
+        let mut evals = 0;
+        while s.advance() == Advance::NeedsEval {
+            evals += 1;
+            let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
+            s.apply(&e[0], &mut rng);
+        }
+        let (mv, st) = s.choose(0.0, &mut rng);
+        let mut after = g.clone();
+        after.play(mv).unwrap();
+        assert!(
+            after.position().winning_move(g.rules()).is_none(),
+            "{name}: {mv} leaves the escape open"
+        );
+        // Each losing move was tried, and scored as lost.
+        let losing: Vec<_> = st
+            .visits
+            .iter()
+            .filter(|(m, _)| {
+                let mut a = g.clone();
+                a.play(*m).unwrap();
+                a.position().winning_move(g.rules()).is_some()
+            })
+            .collect();
+        assert!(!losing.is_empty());
+        assert!(
+            evals < 2 * n,
+            "{name}: {evals} evaluations for {} sims",
+            2 * n
+        );
+        assert!(st.value > -1.0);
     }
 }
 

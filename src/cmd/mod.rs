@@ -12,6 +12,7 @@ mod run_loop;
 mod search;
 mod selfplay;
 mod show;
+mod tune;
 
 use anyhow::{Context, Result};
 use brandubh_rules::{Board, Game, MoveRecord, Position, RuleSet, Side};
@@ -41,6 +42,8 @@ enum Command {
     Play(play::Args),
     /// Run the alpha-beta baseline on a position: best move, score, depth, speed.
     Search(search::Args),
+    /// Fit the alpha-beta evaluation weights to the results of recorded games.
+    TuneEval(tune::Args),
     /// Play a match of game pairs (sides swapped) between two players: Elo, CI, LOS, SPRT.
     Match(arena::Args),
     /// Bradley-Terry ratings of every player in recorded games, with the side advantage.
@@ -66,6 +69,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Show(a) => show::run(a),
         Command::Play(a) => play::run(a),
         Command::Search(a) => search::run(a),
+        Command::TuneEval(a) => tune::run(a),
         Command::Match(a) => arena::run(a),
         Command::Ratings(a) => ratings::run(a),
         Command::Selfplay(a) => selfplay::run(a),

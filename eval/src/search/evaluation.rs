@@ -31,7 +31,68 @@ impl Default for EvalWeights {
     }
 }
 
+/// The number of weights, in the order of `EvalWeights::NAMES`.
+pub const N_FEATURES: usize = 12;
+
 impl EvalWeights {
+    /// The weights' names, in the order of `to_array` and `features`.
+    pub const NAMES: [&'static str; N_FEATURES] = [
+        "attacker",
+        "defender",
+        "king_corner_distance",
+        "king_open_route",
+        "king_double_route",
+        "king_route_squares",
+        "king_fork",
+        "king_mobility",
+        "king_adjacent_attacker",
+        "corner_guard",
+        "enclosed_defender",
+        "tempo",
+    ];
+
+    pub fn to_array(&self) -> [f64; N_FEATURES] {
+        [
+            self.attacker,
+            self.defender,
+            self.king_corner_distance,
+            self.king_open_route,
+            self.king_double_route,
+            self.king_route_squares,
+            self.king_fork,
+            self.king_mobility,
+            self.king_adjacent_attacker,
+            self.corner_guard,
+            self.enclosed_defender,
+            self.tempo,
+        ]
+        .map(|x| x as f64)
+    }
+
+    /// The weights as a TOML file body (one key per weight).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("plain integers serialise")
+    }
+
+    /// Weights rounded to whole units.
+    pub fn from_array(w: &[f64; N_FEATURES]) -> EvalWeights {
+        let r = |x: f64| x.round() as i32;
+        EvalWeights {
+            attacker: r(w[0]),
+            defender: r(w[1]),
+            king_corner_distance: r(w[2]),
+            king_open_route: r(w[3]),
+            king_double_route: r(w[4]),
+            king_route_squares: r(w[5]),
+            king_fork: r(w[6]),
+            king_mobility: r(w[7]),
+            king_adjacent_attacker: r(w[8]),
+            corner_guard: r(w[9]),
+            enclosed_defender: r(w[10]),
+            tempo: r(w[11]),
+        }
+    }
+
     /// Reads weights from a TOML file, naming the file and key on error.
     pub fn from_file(path: &std::path::Path) -> Result<EvalWeights, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -92,48 +153,105 @@ fn reach(sq: Square, blockers: Bitboard) -> Bitboard {
     out
 }
 
+/// What `evaluate` counts, one entry per weight (order of
+/// `EvalWeights::NAMES`), from the attackers' point of view: their dot
+/// product with the weights is the evaluation for the attackers (up to the
+/// rounding of `king_fork / 3`). For fitting weights to games.
+pub fn features(rules: &RuleSet, pos: &Position) -> [f64; N_FEATURES] {
+    let b = pos.board();
+    let mut f = [0.0; N_FEATURES];
+    f[0] = b.attackers.count() as f64;
+    f[1] = -(b.defenders.count() as f64);
+    if let Some(k) = b.king_square() {
+        let occ = b.occupied();
+        let info = king_terms(rules, pos, k, occ);
+        f[2] = info.distance as f64;
+        f[3] = -(info.routes.min(1) as f64);
+        f[4] = -((info.routes >= 2) as u32 as f64);
+        f[5] = -(info.route_squares as f64);
+        if info.fork {
+            f[6] = match pos.side_to_move() {
+                Side::Defenders => -1.0,
+                Side::Attackers => -1.0 / 3.0,
+            };
+        }
+        f[7] = -(info.mobility as f64);
+        f[8] = (b.attackers & b.king.neighbours()).count() as f64;
+    }
+    f[9] = (b.attackers & CORNER_GUARDS).count() as f64;
+    if rules.options.end.encirclement {
+        f[10] = enclosed(pos) as f64;
+    }
+    f[11] = if pos.side_to_move() == Side::Attackers {
+        1.0
+    } else {
+        -1.0
+    };
+    f
+}
+
+/// The king's terms of the evaluation.
+struct KingTerms {
+    distance: u32,
+    routes: u32,
+    mobility: u32,
+    route_squares: u32,
+    fork: bool,
+}
+
+fn king_terms(rules: &RuleSet, pos: &Position, k: Square, occ: Bitboard) -> KingTerms {
+    let b = pos.board();
+    let distance = [(0u8, 0u8), (6, 0), (0, 6), (6, 6)]
+        .iter()
+        .map(|&(f, r)| k.file().abs_diff(f) + k.rank().abs_diff(r))
+        .min()
+        .unwrap_or(0) as u32;
+    let routes = open_routes(k, occ);
+    // The throne blocks the king only where he may not stop or cross it.
+    let mut king_blockers = occ & !b.king;
+    if !rules.options.throne.pass.allows(brandubh_rules::Role::King) {
+        king_blockers |= Bitboard::THRONE;
+    }
+    let moves = reach(k, king_blockers);
+    let without_king = occ & !b.king;
+    let mut route_squares = 0;
+    let mut fork = false;
+    for sq in moves {
+        match open_routes(sq, without_king) {
+            0 => {}
+            1 => route_squares += 1,
+            _ => {
+                route_squares += 1;
+                fork = true;
+            }
+        }
+    }
+    KingTerms {
+        distance,
+        routes,
+        mobility: moves.count(),
+        route_squares,
+        fork,
+    }
+}
+
 /// Score from the side to move's point of view.
 pub fn evaluate(rules: &RuleSet, pos: &Position, w: &EvalWeights) -> i32 {
     let b = pos.board();
     let mut s = w.attacker * b.attackers.count() as i32 - w.defender * b.defenders.count() as i32;
     if let Some(k) = b.king_square() {
-        let occ = b.occupied();
-        let dist = [(0u8, 0u8), (6, 0), (0, 6), (6, 6)]
-            .iter()
-            .map(|&(f, r)| k.file().abs_diff(f) + k.rank().abs_diff(r))
-            .min()
-            .unwrap_or(0);
-        s += w.king_corner_distance * dist as i32;
-        let routes = open_routes(k, occ);
-        s -= w.king_open_route * routes.min(1) as i32;
-        if routes >= 2 {
+        let t = king_terms(rules, pos, k, b.occupied());
+        s += w.king_corner_distance * t.distance as i32;
+        s -= w.king_open_route * t.routes.min(1) as i32;
+        if t.routes >= 2 {
             s -= w.king_double_route;
         }
-        // The throne blocks the king only where he may not stop or cross it.
-        let mut king_blockers = occ & !b.king;
-        if !rules.options.throne.pass.allows(brandubh_rules::Role::King) {
-            king_blockers |= Bitboard::THRONE;
-        }
-        let moves = reach(k, king_blockers);
-        s -= w.king_mobility * moves.count() as i32;
-        let without_king = occ & !b.king;
-        let mut route_squares = 0;
-        let mut fork = false;
-        for sq in moves {
-            match open_routes(sq, without_king) {
-                0 => {}
-                1 => route_squares += 1,
-                _ => {
-                    route_squares += 1;
-                    fork = true;
-                }
-            }
-        }
-        s -= w.king_route_squares * route_squares;
+        s -= w.king_mobility * t.mobility as i32;
+        s -= w.king_route_squares * t.route_squares as i32;
         // A square with two open routes one king move away: with the
         // defenders to move it is usually a win; the attackers, to move,
         // may still spoil it.
-        if fork {
+        if t.fork {
             s -= match pos.side_to_move() {
                 Side::Defenders => w.king_fork,
                 Side::Attackers => w.king_fork / 3,

@@ -9,9 +9,7 @@ pub mod movepick;
 pub mod time;
 pub mod tt;
 
-use brandubh_rules::{
-    Bitboard, Game, GameResult, Move, MoveList, Outcome, Position, RuleSet, Side,
-};
+use brandubh_rules::{Game, GameResult, Move, MoveList, Outcome, Position, RuleSet, Side};
 use evaluation::{evaluate, EvalWeights};
 use movepick::{order, Ordering, MAX_PLY};
 use std::sync::Arc;
@@ -354,19 +352,6 @@ impl Searcher {
 
     /// King to a corner (defenders) or a king capture (attackers) this move.
     fn has_winning_move(&self, pos: &Position) -> bool {
-        let b = pos.board();
-        let mut moves = MoveList::new();
-        match pos.side_to_move() {
-            Side::Defenders => {
-                pos.legal_moves_into(&self.rules, Bitboard::CORNERS, &mut moves);
-                moves.iter().any(|m| b.king.contains(m.from))
-            }
-            Side::Attackers => {
-                pos.legal_moves_into(&self.rules, b.king.neighbours(), &mut moves);
-                moves
-                    .iter()
-                    .any(|&m| pos.play(&self.rules, m).0.board().king.is_empty())
-            }
-        }
+        pos.winning_move(&self.rules).is_some()
     }
 }

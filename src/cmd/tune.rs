@@ -1,0 +1,111 @@
+//! `brandubh tune-eval`: fit the alpha-beta evaluation weights to the
+//! results of recorded games.
+
+use super::load_rules;
+use anyhow::{bail, Context, Result};
+use brandubh_eval::tune::{fit, samples};
+use brandubh_eval::{read_records, EvalWeights};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Game files written by `brandubh match --out` (JSON lines), all of
+    /// one rule set.
+    #[arg(required = true)]
+    games: Vec<PathBuf>,
+    /// Rule set name or path to a TOML file (must be the games' rule set).
+    #[arg(long, default_value = "wtf")]
+    rules: String,
+    /// Starting weights (default: the built-in `configs/eval/default.toml`).
+    #[arg(long)]
+    eval: Option<PathBuf>,
+    /// Leave out the first plies of every game (the random openings).
+    #[arg(long, default_value_t = 4)]
+    skip: u32,
+    /// Full-batch Adam steps.
+    #[arg(long, default_value_t = 1500)]
+    iterations: u32,
+    /// Adam step size, in weight units.
+    #[arg(long, default_value_t = 2.0)]
+    lr: f64,
+    /// Write the fitted weights here (TOML, usable as `alphabeta:eval=FILE`).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let rules = Arc::new(load_rules(&a.rules)?);
+    let start = match &a.eval {
+        Some(p) => EvalWeights::from_file(p).map_err(anyhow::Error::msg)?,
+        None => EvalWeights::default(),
+    };
+    let mut games = Vec::new();
+    for f in &a.games {
+        for rec in read_records(f)? {
+            let want = format!("{:016x}", rules.hash);
+            if rec.rules_hash != want {
+                bail!(
+                    "{}: game of pair {} is `{}` (rules hash {}), not `{}` ({want})",
+                    f.display(),
+                    rec.pair,
+                    rec.rules,
+                    rec.rules_hash,
+                    rules.name()
+                );
+            }
+            games.push(rec);
+        }
+    }
+    let data = samples(&rules, &games, a.skip).map_err(anyhow::Error::msg)?;
+    if data.is_empty() {
+        bail!(
+            "no positions to fit: every game is shorter than --skip {} plies",
+            a.skip
+        );
+    }
+    let attacker_share =
+        games.iter().map(|g| g.attacker_points()).sum::<f64>() / games.len() as f64;
+    println!(
+        "{} games ({:.1} % attacker points), {} positions",
+        games.len(),
+        100.0 * attacker_share,
+        data.len()
+    );
+    let f = fit(&data, &start, a.iterations, a.lr);
+    println!(
+        "scale k = {:.4}; cross-entropy {:.5} -> {:.5}",
+        f.scale, f.loss_before, f.loss_after
+    );
+    println!("{:<24} {:>8} {:>8}", "weight", "start", "fitted");
+    for (i, name) in EvalWeights::NAMES.iter().enumerate() {
+        println!(
+            "{:<24} {:>8} {:>8}",
+            name,
+            start.to_array()[i],
+            f.weights.to_array()[i]
+        );
+    }
+    if let Some(out) = &a.out {
+        let text = format!(
+            "# Evaluation weights fitted by `brandubh tune-eval` to {} games\n\
+             # ({} positions) under `{}`; cross-entropy {:.5} -> {:.5}.\n\n{}",
+            games.len(),
+            data.len(),
+            rules.name(),
+            f.loss_before,
+            f.loss_after,
+            f.weights.to_toml()
+        );
+        write_atomic(out, text.as_bytes())?;
+        println!("weights written to {}", out.display());
+    }
+    Ok(())
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
+    Ok(())
+}
