@@ -1,9 +1,12 @@
 //! Fitting the evaluation weights to game results ("Texel tuning"): the
 //! static evaluation is linear in a handful of features, so the chance that
-//! the attackers win from a position is modelled as σ(k · eval / 100), and
-//! the weights are moved to make that prediction fit the results of
+//! the attackers win from a position is modelled as σ(k · (eval + c) / 100),
+//! and the weights are moved to make that prediction fit the results of
 //! recorded games (cross-entropy, full-batch Adam). One weight (`attacker`,
-//! the value of a man) stays fixed and sets the scale.
+//! the value of a man) stays fixed and sets the scale. The offset c is
+//! there because the game is lopsided (an even evaluation is not an even
+//! game); the search never sees it, since adding a constant to every
+//! evaluation changes no choice between them.
 
 use crate::arena::GameRecord;
 use crate::search::evaluation::{features, EvalWeights, N_FEATURES};
@@ -56,13 +59,13 @@ fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// Mean cross-entropy of the predictions σ(k · w·f / 100).
-pub fn loss(samples: &[Sample], w: &[f64; N_FEATURES], k: f64) -> f64 {
+/// Mean cross-entropy of the predictions σ(k · (w·f + c) / 100).
+pub fn loss(samples: &[Sample], w: &[f64; N_FEATURES], k: f64, c: f64) -> f64 {
     let eps = 1e-12;
     samples
         .iter()
         .map(|s| {
-            let p = sigmoid(k * dot(w, &s.features) / 100.0).clamp(eps, 1.0 - eps);
+            let p = sigmoid(k * (dot(w, &s.features) + c) / 100.0).clamp(eps, 1.0 - eps);
             -(s.result * p.ln() + (1.0 - s.result) * (1.0 - p).ln())
         })
         .sum::<f64>()
@@ -73,20 +76,40 @@ fn dot(w: &[f64; N_FEATURES], f: &[f64; N_FEATURES]) -> f64 {
     w.iter().zip(f).map(|(a, b)| a * b).sum()
 }
 
-/// The scale k that fits the given weights best (golden-section search).
-pub fn fit_scale(samples: &[Sample], w: &[f64; N_FEATURES]) -> f64 {
-    let (mut lo, mut hi) = (1e-4f64, 10.0f64);
-    let r = (5f64.sqrt() - 1.0) / 2.0;
-    for _ in 0..80 {
-        let a = hi - r * (hi - lo);
-        let b = lo + r * (hi - lo);
-        if loss(samples, w, a) < loss(samples, w, b) {
-            hi = b;
-        } else {
-            lo = a;
+/// The scale k and offset c that fit the given weights best: a logistic
+/// regression of the results on the evaluation (Newton's method).
+pub fn fit_scale(samples: &[Sample], w: &[f64; N_FEATURES]) -> (f64, f64) {
+    // p = σ(a + b·x) with x = eval / 100; then k = b and c = 100·a / b.
+    let xs: Vec<f64> = samples
+        .iter()
+        .map(|s| dot(w, &s.features) / 100.0)
+        .collect();
+    let (mut a, mut b) = (0.0f64, 0.0f64);
+    for _ in 0..50 {
+        let (mut ga, mut gb, mut haa, mut hab, mut hbb) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for (x, s) in xs.iter().zip(samples) {
+            let p = sigmoid(a + b * x);
+            let q = p * (1.0 - p) + 1e-12;
+            ga += p - s.result;
+            gb += (p - s.result) * x;
+            haa += q;
+            hab += q * x;
+            hbb += q * x * x;
+        }
+        let det = haa * hbb - hab * hab;
+        if det.abs() < 1e-12 {
+            break;
+        }
+        let da = (hbb * ga - hab * gb) / det;
+        let db = (haa * gb - hab * ga) / det;
+        a -= da;
+        b -= db;
+        if da.abs() + db.abs() < 1e-10 {
+            break;
         }
     }
-    (lo + hi) / 2.0
+    let k = b.max(1e-6);
+    (k, 100.0 * a / k)
 }
 
 /// What a fit did.
@@ -94,30 +117,40 @@ pub fn fit_scale(samples: &[Sample], w: &[f64; N_FEATURES]) -> f64 {
 pub struct Fit {
     pub weights: EvalWeights,
     pub scale: f64,
+    /// The offset c at the start and after the fit, in evaluation units.
+    pub offset_before: f64,
+    pub offset_after: f64,
     pub loss_before: f64,
     pub loss_after: f64,
 }
 
-/// Fits every weight but `attacker` by full-batch Adam on the cross-entropy,
-/// with the scale k fitted to the starting weights and then kept.
+/// Fits every weight but `attacker`, and the offset, by full-batch Adam on
+/// the cross-entropy, with the scale k fitted to the starting weights and
+/// then kept.
 pub fn fit(samples: &[Sample], start: &EvalWeights, iterations: u32, lr: f64) -> Fit {
     let w0 = start.to_array();
-    let k = fit_scale(samples, &w0);
-    let loss_before = loss(samples, &w0, k);
-    let mut w = w0;
-    let (mut m, mut v) = ([0.0f64; N_FEATURES], [0.0f64; N_FEATURES]);
+    let (k, c0) = fit_scale(samples, &w0);
+    let loss_before = loss(samples, &w0, k, c0);
+    // Parameters: the weights, then the offset.
+    const P: usize = N_FEATURES + 1;
+    let mut w = [0.0f64; P];
+    w[..N_FEATURES].copy_from_slice(&w0);
+    w[N_FEATURES] = c0;
+    let (mut m, mut v) = ([0.0f64; P], [0.0f64; P]);
     let (b1, b2) = (0.9f64, 0.999f64);
     let n = samples.len().max(1) as f64;
     for t in 1..=iterations {
-        let mut g = [0.0f64; N_FEATURES];
+        let mut g = [0.0f64; P];
+        let wf: [f64; N_FEATURES] = w[..N_FEATURES].try_into().expect("sized");
         for s in samples {
-            let p = sigmoid(k * dot(&w, &s.features) / 100.0);
+            let p = sigmoid(k * (dot(&wf, &s.features) + w[N_FEATURES]) / 100.0);
             let d = (p - s.result) * k / 100.0;
             for (gi, fi) in g.iter_mut().zip(&s.features) {
                 *gi += d * fi;
             }
+            g[N_FEATURES] += d;
         }
-        for i in 0..N_FEATURES {
+        for i in 0..P {
             if i == 0 {
                 continue; // `attacker` fixes the scale
             }
@@ -129,11 +162,14 @@ pub fn fit(samples: &[Sample], start: &EvalWeights, iterations: u32, lr: f64) ->
             w[i] -= lr * mh / (vh.sqrt() + 1e-12);
         }
     }
-    let weights = EvalWeights::from_array(&w);
-    let loss_after = loss(samples, &weights.to_array(), k);
+    let wf: [f64; N_FEATURES] = w[..N_FEATURES].try_into().expect("sized");
+    let weights = EvalWeights::from_array(&wf);
+    let loss_after = loss(samples, &weights.to_array(), k, w[N_FEATURES]);
     Fit {
         weights,
         scale: k,
+        offset_before: c0,
+        offset_after: w[N_FEATURES],
         loss_before,
         loss_after,
     }

@@ -137,7 +137,7 @@ fn the_fit_recovers_a_weight_that_decides_the_results() {
     let f = fit(&data, &start, 600, 10.0);
     assert!(f.loss_after < f.loss_before, "{f:?}");
     assert!(
-        (f.loss_after - loss(&data, &f.weights.to_array(), f.scale)).abs() < 1e-9,
+        (f.loss_after - loss(&data, &f.weights.to_array(), f.scale, f.offset_after)).abs() < 1e-9,
         "reported loss is the fitted weights' loss"
     );
     assert_eq!(f.weights.attacker, start.attacker, "the scale weight stays");

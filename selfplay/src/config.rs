@@ -67,6 +67,11 @@ pub struct SelfPlayConfig {
     pub opening_plies: u32,
     /// Games per Parquet shard.
     pub games_per_shard: usize,
+    /// The attackers' searches get this many times the simulations (full
+    /// and cheap alike): a handicap that lets the weaker side of a lopsided
+    /// game win some self-play games, so both sides' values carry signal.
+    /// 1 is an even search.
+    pub attacker_sims_factor: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -77,6 +82,7 @@ impl Default for SelfPlayConfig {
             max_plies: 300,
             opening_plies: 2,
             games_per_shard: 64,
+            attacker_sims_factor: 1.0,
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::config::SelfPlayConfig;
 use crate::evaluator::{EvalRequest, Evaluator};
 use crate::mcts::{Advance, Search};
 use crate::records::{PositionRecord, SelfPlayGame};
-use brandubh_rules::{splitmix64, Game, RuleSet};
+use brandubh_rules::{splitmix64, Game, RuleSet, Side};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -109,11 +109,16 @@ fn new_slot(rules: &Arc<RuleSet>, cfg: &SelfPlayConfig, seed: u64, id: u64) -> S
 fn start_search(s: &mut Slot, cfg: &SelfPlayConfig) {
     let m = &cfg.mcts;
     s.full = m.full_search_prob >= 1.0 || s.rng.random::<f32>() < m.full_search_prob;
-    let sims = if s.full {
+    let mut sims = if s.full {
         m.simulations
     } else {
         m.cheap_simulations
     };
+    if s.game.position().side_to_move() == Side::Attackers {
+        sims = (sims as f32 * cfg.attacker_sims_factor.max(0.0))
+            .round()
+            .max(1.0) as u32;
+    }
     s.search.start(sims, s.full, &mut s.rng);
 }
 

@@ -28,6 +28,8 @@ struct Edge {
     visits: u32,
     /// Sum of values from the point of view of the side moving at the parent.
     value_sum: f32,
+    /// The move hands the opponent a win on the spot (`win_in_one` only).
+    loses: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -170,7 +172,21 @@ impl Search {
                     &pos,
                 ));
             }
+            // When the opponent threatens a win on the spot, find the moves
+            // that leave it open (a move that ends the game some other way
+            // is left to the search).
+            let threat = self.cfg.win_in_one
+                && win.is_none()
+                && pos.null_move().winning_move(&self.rules).is_some();
+            hist.push(pos.hash());
+            let mut losing = 0;
             for &mv in self.moves.iter() {
+                let loses = threat && {
+                    let child = pos.play(&self.rules, mv).0;
+                    child.after_move_outcome(&self.rules, &hist).is_none()
+                        && child.winning_move(&self.rules).is_some()
+                };
+                losing += loses as usize;
                 self.edge_moves.push(mv);
                 self.edges.push(Edge {
                     mv,
@@ -178,9 +194,18 @@ impl Search {
                     child: NONE,
                     visits: 0,
                     value_sum: 0.0,
+                    loses,
                 });
             }
+            hist.pop();
             n_edges = self.moves.len() as u32;
+            if !is_root && n_edges > 0 && losing == n_edges as usize {
+                // Every move loses next turn: lost for the side to move.
+                terminal = Some(-1.0);
+                self.edges.truncate(first_edge as usize);
+                self.edge_moves.truncate(first_edge as usize);
+                n_edges = 0;
+            }
         }
         self.nodes.push(Node {
             pos,
@@ -418,10 +443,27 @@ impl Search {
             let node = &self.nodes[leaf as usize];
             (node.first_edge as usize, node.n_edges as usize)
         };
-        let sum: f32 = eval.priors.iter().take(n).sum::<f32>();
-        for (i, e) in self.edges[first..first + n].iter_mut().enumerate() {
+        // Moves that hand the opponent a win on the spot get no prior,
+        // unless every move does.
+        let edges = &mut self.edges[first..first + n];
+        let skip_losing = edges.iter().any(|e| !e.loses);
+        let keep = |e: &Edge| !(skip_losing && e.loses);
+        let sum: f32 = edges
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| keep(e))
+            .map(|(i, _)| eval.priors.get(i).copied().unwrap_or(0.0))
+            .sum();
+        let kept = edges.iter().filter(|e| keep(e)).count().max(1);
+        for (i, e) in edges.iter_mut().enumerate() {
             let p = eval.priors.get(i).copied().unwrap_or(0.0);
-            e.prior = if sum > 0.0 { p / sum } else { 1.0 / n as f32 };
+            e.prior = if !keep(e) {
+                0.0
+            } else if sum > 0.0 {
+                p / sum
+            } else {
+                1.0 / kept as f32
+            };
         }
         self.nodes[leaf as usize].expanded = true;
         self.backup(leaf, eval.value());

@@ -95,6 +95,40 @@ fn win_in_one_is_played_at_once_with_a_one_hot_target() {
     }
 }
 
+/// Whether every reply to `mv` leaves the mover a win on the spot.
+fn forces_a_win(g: &Game, mv: brandubh_rules::Move) -> bool {
+    let mut a = g.clone();
+    a.play(mv).unwrap();
+    !a.is_over()
+        && a.legal_moves().iter().all(|&r| {
+            let mut b = a.clone();
+            b.play(r).unwrap();
+            b.position().winning_move(g.rules()).is_some()
+        })
+}
+
+#[test]
+fn a_fork_is_seen_as_a_win_in_two() {
+    // The king on c3 can step to c1 or a3, each with two open lines to
+    // corners; the attackers can close only one. A node where every move
+    // hands the opponent a win on the spot is lost outright, so the fork
+    // shows up as a win after one visit.
+    for name in ["modern", "ludii", "wtf", "wtf-plain"] {
+        let g = game(name, "g4 g3 e7", "f6", "c3", Side::Defenders);
+        let forks: Vec<_> = g
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|&m| forces_a_win(&g, m))
+            .collect();
+        assert!(!forks.is_empty(), "{name}: the position has a fork");
+        let n = g.legal_moves().len() as u32;
+        let (mv, st) = search(&g, MctsConfig::default(), 10 * n);
+        assert!(forks.contains(&mv), "{name}: played {mv}");
+        assert!(st.value > 0.5, "{name}: root value {}", st.value);
+    }
+}
+
 #[test]
 fn win_in_one_below_the_root_needs_no_evaluation() {
     // Every attacker move but a block leaves the king an escape: with the
@@ -252,7 +286,37 @@ fn small_cfg() -> SelfPlayConfig {
         max_plies: 120,
         opening_plies: 2,
         games_per_shard: 4,
+        attacker_sims_factor: 1.0,
     }
+}
+
+#[test]
+fn attacker_sims_factor_scales_only_the_attackers_searches() {
+    // Fresh trees and full searches only, so each searched position's
+    // visits add up to its budget less the root's own evaluation.
+    let cfg = SelfPlayConfig {
+        mcts: MctsConfig {
+            simulations: 20,
+            full_search_prob: 1.0,
+            reuse_tree: false,
+            ..MctsConfig::default()
+        },
+        attacker_sims_factor: 3.0,
+        ..small_cfg()
+    };
+    let mut seen = [false; 2];
+    for g in play("wtf", 4, 3, 1, &cfg) {
+        for p in g.positions.iter().filter(|p| !p.visits.is_empty()) {
+            let total: u32 = p.visits.iter().map(|v| v.1).sum();
+            let want = match p.side_to_move {
+                Side::Attackers => 59,
+                Side::Defenders => 19,
+            };
+            assert_eq!(total, want, "ply {} {:?}", p.ply, p.side_to_move);
+            seen[(p.side_to_move == Side::Attackers) as usize] = true;
+        }
+    }
+    assert_eq!(seen, [true, true]);
 }
 
 fn play(

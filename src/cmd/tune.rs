@@ -74,8 +74,8 @@ pub fn run(a: Args) -> Result<()> {
     );
     let f = fit(&data, &start, a.iterations, a.lr);
     println!(
-        "scale k = {:.4}; cross-entropy {:.5} -> {:.5}",
-        f.scale, f.loss_before, f.loss_after
+        "scale k = {:.4}; offset {:.0} -> {:.0}; cross-entropy {:.5} -> {:.5}",
+        f.scale, f.offset_before, f.offset_after, f.loss_before, f.loss_after
     );
     println!("{:<24} {:>8} {:>8}", "weight", "start", "fitted");
     for (i, name) in EvalWeights::NAMES.iter().enumerate() {
