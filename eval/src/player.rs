@@ -188,7 +188,8 @@ impl PlayerSpec {
     /// - `human`
     /// - `alphabeta:depth=N`, `alphabeta:ms=N`, `alphabeta:nodes=N` (any
     ///   mix; with none, depth 4), plus `tt=MiB` (default 16) and
-    ///   `eval=FILE.toml` (weights; default `configs/eval/default.toml`).
+    ///   `eval=FILE.toml` (weights; default `configs/eval/RULES.toml` where
+    ///   one exists, else `configs/eval/default.toml`).
     /// - `mcts:model=DIR|uniform,sims=N` (default uniform, 400), `gumbel=1`
     ///   for Gumbel root selection.
     pub fn parse(text: &str) -> Result<PlayerSpec, PlayerSpecError> {
@@ -288,7 +289,7 @@ impl PlayerSpec {
                 }
                 let weights =
                     match self.params.iter().find(|(k, _)| k == "eval") {
-                        None => EvalWeights::default(),
+                        None => EvalWeights::builtin(rules.name()),
                         Some((_, path)) => EvalWeights::from_file(std::path::Path::new(path))
                             .map_err(|why| PlayerSpecError {
                                 spec: self.text.clone(),

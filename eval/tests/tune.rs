@@ -38,7 +38,7 @@ fn features_times_weights_is_the_evaluation() {
         king_open_route: 333,
         king_double_route: 1999,
         king_route_squares: 41,
-        king_fork: 1203, // a multiple of 3: evaluate divides it by 3
+        king_fork: 1204, // not a multiple of 3: evaluate rounds king_fork / 3
         king_mobility: 5,
         king_adjacent_attacker: 37,
         corner_guard: 29,
@@ -47,8 +47,7 @@ fn features_times_weights_is_the_evaluation() {
     };
     for name in ALL {
         let rules = RuleSet::builtin(name).unwrap();
-        for w in [EvalWeights::default(), odd.clone()] {
-            assert_eq!(w.king_fork % 3, 0);
+        for w in [EvalWeights::builtin(name), odd.clone()] {
             let arr = w.to_array();
             assert_eq!(EvalWeights::from_array(&arr), w);
             for pos in random_positions(name, 20, 3) {
@@ -58,8 +57,9 @@ fn features_times_weights_is_the_evaluation() {
                     Side::Attackers => evaluate(&rules, &pos, &w),
                     Side::Defenders => -evaluate(&rules, &pos, &w),
                 };
+                // Exact but for the rounding of king_fork / 3.
                 assert!(
-                    (dot - for_attackers as f64).abs() < 1e-6,
+                    (dot - for_attackers as f64).abs() < 1.0,
                     "{name}: {} vs {for_attackers} at {}",
                     dot,
                     pos.board().to_record()
@@ -146,4 +146,14 @@ fn the_fit_recovers_a_weight_that_decides_the_results() {
         "open route weight {} (start 350, truth 900)",
         f.weights.king_open_route
     );
+}
+
+#[test]
+fn wtf_has_its_own_fitted_weights() {
+    let wtf = EvalWeights::builtin("wtf");
+    assert_ne!(wtf, EvalWeights::default());
+    assert_eq!(wtf.attacker, 100, "the fit keeps the scale weight");
+    for name in ["modern", "ludii", "wtf-plain", "raven"] {
+        assert_eq!(EvalWeights::builtin(name), EvalWeights::default());
+    }
 }

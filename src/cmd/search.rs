@@ -17,7 +17,8 @@ pub struct Args {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 64)]
     tt: usize,
-    /// Evaluation weights (TOML); default configs/eval/default.toml.
+    /// Evaluation weights (TOML); default: the rule set's built-in weights
+    /// (configs/eval/RULES.toml where one exists, else configs/eval/default.toml).
     #[arg(long)]
     eval: Option<std::path::PathBuf>,
     /// Print one JSON object.
@@ -31,7 +32,7 @@ pub fn run(a: Args) -> Result<()> {
         bail!("the game is over: nothing to search");
     }
     let weights = match &a.eval {
-        None => EvalWeights::default(),
+        None => EvalWeights::builtin(rules.name()),
         Some(p) => EvalWeights::from_file(p).map_err(anyhow::Error::msg)?,
     };
     let mut limits = Limits {

@@ -17,7 +17,7 @@ pub struct Args {
     /// Rule set name or path to a TOML file (must be the games' rule set).
     #[arg(long, default_value = "wtf")]
     rules: String,
-    /// Starting weights (default: the built-in `configs/eval/default.toml`).
+    /// Starting weights (default: the rule set's built-in weights).
     #[arg(long)]
     eval: Option<PathBuf>,
     /// Leave out the first plies of every game (the random openings).
@@ -38,7 +38,7 @@ pub fn run(a: Args) -> Result<()> {
     let rules = Arc::new(load_rules(&a.rules)?);
     let start = match &a.eval {
         Some(p) => EvalWeights::from_file(p).map_err(anyhow::Error::msg)?,
-        None => EvalWeights::default(),
+        None => EvalWeights::builtin(rules.name()),
     };
     let mut games = Vec::new();
     for f in &a.games {

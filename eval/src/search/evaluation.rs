@@ -24,6 +24,8 @@ pub struct EvalWeights {
 }
 
 pub const DEFAULT_WEIGHTS: &str = include_str!("../../../configs/eval/default.toml");
+/// Weights fitted to wtf games with `brandubh tune-eval`.
+pub const WTF_WEIGHTS: &str = include_str!("../../../configs/eval/wtf.toml");
 
 impl Default for EvalWeights {
     fn default() -> Self {
@@ -35,6 +37,15 @@ impl Default for EvalWeights {
 pub const N_FEATURES: usize = 12;
 
 impl EvalWeights {
+    /// The built-in weights for a rule set: `configs/eval/NAME.toml` where
+    /// one was fitted (wtf), else `configs/eval/default.toml`.
+    pub fn builtin(rules_name: &str) -> EvalWeights {
+        match rules_name {
+            "wtf" => toml::from_str(WTF_WEIGHTS).expect("wtf weights parse"),
+            _ => EvalWeights::default(),
+        }
+    }
+
     /// The weights' names, in the order of `to_array` and `features`.
     pub const NAMES: [&'static str; N_FEATURES] = [
         "attacker",
