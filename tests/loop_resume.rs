@@ -68,6 +68,11 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
     let device = burn::tensor::Device::flex();
     for e in std::fs::read_dir(dir.join("checkpoints")).unwrap() {
         let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        assert!(
+            !name.starts_with("candidate"),
+            "partial candidates are gone once the run ends: {name}"
+        );
         if p.join("model.json").exists() {
             let (_, _, meta) =
                 brandubh_model::load(&p, &rules, &device).unwrap_or_else(|x| panic!("{x}"));

@@ -31,6 +31,10 @@ pub struct MctsConfig {
     /// corner, or a king capture) as won without asking the evaluator, and
     /// always play such a win at the root.
     pub win_in_one: bool,
+    /// With `win_in_one`: when the opponent threatens a win on the spot,
+    /// give no prior to the moves that leave it open, and count a position
+    /// where every move does as lost.
+    pub loss_in_one: bool,
 }
 
 impl Default for MctsConfig {
@@ -51,6 +55,7 @@ impl Default for MctsConfig {
             gumbel_c_scale: 1.0,
             reuse_tree: true,
             win_in_one: true,
+            loss_in_one: true,
         }
     }
 }

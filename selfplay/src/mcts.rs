@@ -176,6 +176,7 @@ impl Search {
             // that leave it open (a move that ends the game some other way
             // is left to the search).
             let threat = self.cfg.win_in_one
+                && self.cfg.loss_in_one
                 && win.is_none()
                 && pos.null_move().winning_move(&self.rules).is_some();
             hist.push(pos.hash());

@@ -220,6 +220,28 @@ impl Run {
         self.dir.join("checkpoints").join(name)
     }
 
+    /// Partial candidates (`checkpoints/candidate-STEP/`), newest first. Each
+    /// is written into a fresh directory, weights first and `model.json`
+    /// last, so one with its metadata is whole; a kill can only leave an
+    /// unfinished newest one behind, never spoil an older one.
+    fn partial_candidates(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = std::fs::read_dir(self.dir.join("checkpoints"))
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with("candidate"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.sort();
+        out.reverse();
+        out
+    }
+
     fn selfplay_dir(&self, iteration: u32) -> PathBuf {
         self.dir
             .join("selfplay")
@@ -451,7 +473,6 @@ impl Run {
     ) -> Result<(), RunError> {
         let target = steps.unwrap_or(self.config.train.steps_per_generation);
         let out = self.ckpt(&ckpt_name(it));
-        let partial = self.ckpt("candidate");
         // A finished candidate of this iteration means the phase is done
         // (a kill came before the state was saved).
         if let Ok(m) = read_meta(&out) {
@@ -461,16 +482,33 @@ impl Run {
             }
         }
         let device = Device::flex().autodiff();
-        // Start from a partial candidate of this iteration if one exists.
-        let resume = read_meta(&partial).ok().filter(|m| m.generation == it);
-        let (start_dir, done) = match &resume {
-            Some(m) => (
-                partial.clone(),
-                m.step.saturating_sub(self.state.global_step),
-            ),
-            None => (self.ckpt(&self.state.current), 0),
+        // Start from the newest whole partial candidate of this iteration
+        // if there is one; any other partial is an unfinished write or stale.
+        let mut resume = None;
+        for p in self.partial_candidates() {
+            if resume.is_none() {
+                if let Ok(m) = read_meta(&p) {
+                    if m.generation == it {
+                        if let Ok(loaded) = load(&p, &self.rules, &device) {
+                            resume = Some((p, loaded));
+                            continue;
+                        }
+                    }
+                }
+            }
+            std::fs::remove_dir_all(&p).map_err(e)?;
+        }
+        let (start_dir, done, (net, config, start_meta)) = match resume {
+            Some((p, loaded)) => {
+                let done = loaded.2.step.saturating_sub(self.state.global_step);
+                (p, done, loaded)
+            }
+            None => {
+                let dir = self.ckpt(&self.state.current);
+                let loaded = load(&dir, &self.rules, &device).map_err(e)?;
+                (dir, 0, loaded)
+            }
         };
-        let (net, config, start_meta) = load(&start_dir, &self.rules, &device).map_err(e)?;
         let mut trainer = Trainer::new(net, config, device, self.config.train.weight_decay);
         // Adam's moments carry on from the checkpoint we start from (each
         // checkpoint the loop writes has its optimiser state beside it).
@@ -531,8 +569,9 @@ impl Run {
             if (k + 1) % self.config.train.checkpoint_every == 0 || finished {
                 let prov = format!("losses {} {}", s.policy_loss, s.value_loss);
                 let net = trainer.inference_net();
-                let dest = if finished { &out } else { &partial };
                 let step_now = self.state.global_step + k + 1;
+                let partial = self.ckpt(&format!("candidate-{step_now:08}"));
+                let dest = if finished { &out } else { &partial };
                 std::fs::create_dir_all(dest).map_err(e)?;
                 let adam = optimizer_file(dest, step_now);
                 trainer.save_optimizer(&adam).map_err(RunError)?;
@@ -554,11 +593,19 @@ impl Run {
                         let _ = std::fs::remove_file(&p);
                     }
                 }
+                // The new checkpoint is whole: older partials can go.
+                for p in self.partial_candidates() {
+                    if &p != dest {
+                        std::fs::remove_dir_all(&p).map_err(e)?;
+                    }
+                }
                 tb.flush();
             }
         }
         self.state.global_step += target;
-        let _ = std::fs::remove_dir_all(&partial);
+        for p in self.partial_candidates() {
+            let _ = std::fs::remove_dir_all(&p);
+        }
         progress.done();
         Ok(())
     }
