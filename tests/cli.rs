@@ -264,3 +264,57 @@ fn balance_plays_and_reads_game_files() {
     assert_eq!(v3[0]["group"], "uniform");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn tune_eval_fits_weights_that_a_player_can_use() {
+    let dir = std::env::temp_dir().join(format!("brandubh-tune-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let games = dir.join("games.jsonl");
+    let weights = dir.join("weights.toml");
+    ok_json(&[
+        "match",
+        "--rules",
+        "wtf",
+        "--a",
+        "alphabeta:depth=2",
+        "--b",
+        "alphabeta:depth=1",
+        "--pairs",
+        "6",
+        "--out",
+        games.to_str().unwrap(),
+        "--json",
+    ]);
+    let out = brandubh(&[
+        "tune-eval",
+        "--rules",
+        "wtf",
+        games.to_str().unwrap(),
+        "--iterations",
+        "200",
+        "--out",
+        weights.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("cross-entropy"), "{text}");
+    // The fitted file drives a player.
+    let spec = format!("alphabeta:depth=1,eval={}", weights.display());
+    let v = ok_json(&[
+        "match", "--rules", "wtf", "--a", &spec, "--b", "random", "--pairs", "1", "--json",
+    ]);
+    assert_eq!(v["games"], 2);
+    // Games of another rule set are refused, naming the file.
+    let out = brandubh(&["tune-eval", "--rules", "ludii", games.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("games.jsonl") && err.contains("ludii"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
