@@ -25,16 +25,27 @@ fn game(name: &str, att: &str, def: &str, king: &str, side: Side) -> Game {
     Game::from_position(r.clone(), Position::from_board(&r, b, side).unwrap())
 }
 
-fn search(g: &Game, cfg: MctsConfig, sims: u32) -> (brandubh_rules::Move, RootStats) {
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
+/// Searches with the uniform evaluator; `noisy` adds root noise, picks
+/// with temperature 1 and uses another seed.
+fn run_search(
+    g: &Game,
+    cfg: MctsConfig,
+    sims: u32,
+    noisy: bool,
+) -> (brandubh_rules::Move, RootStats) {
+    let mut rng = ChaCha8Rng::seed_from_u64(if noisy { 5 } else { 1 });
     let mut s = Search::new(g.rules().clone(), cfg, g);
-    s.start(sims, false, &mut rng);
+    s.start(sims, noisy, &mut rng);
     while s.advance() == Advance::NeedsEval {
         let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
         s.apply(&e[0], &mut rng);
     }
     assert_eq!(s.simulations(), sims);
-    s.choose(0.0, &mut rng)
+    s.choose(if noisy { 1.0 } else { 0.0 }, &mut rng)
+}
+
+fn search(g: &Game, cfg: MctsConfig, sims: u32) -> (brandubh_rules::Move, RootStats) {
+    run_search(g, cfg, sims, false)
 }
 
 /// Plain PUCT, without the win-in-one shortcut, so the tests below show
@@ -53,16 +64,8 @@ fn gumbel() -> MctsConfig {
     }
 }
 
-/// Runs a search with root noise and picks with temperature 1.
 fn noisy_search(g: &Game, cfg: MctsConfig, sims: u32) -> (brandubh_rules::Move, RootStats) {
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let mut s = Search::new(g.rules().clone(), cfg, g);
-    s.start(sims, true, &mut rng);
-    while s.advance() == Advance::NeedsEval {
-        let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
-        s.apply(&e[0], &mut rng);
-    }
-    s.choose(1.0, &mut rng)
+    run_search(g, cfg, sims, true)
 }
 
 #[test]

@@ -1,3 +1,4 @@
+use super::write_atomic;
 use anyhow::{bail, Context, Result};
 use brandubh_eval::balance::{summarise_all, Balance, GameOutcome, HUMAN_RECORD};
 use brandubh_eval::charts::attacker_share_chart;
@@ -6,7 +7,7 @@ use brandubh_rules::{all_names, RuleSet};
 use brandubh_selfplay::records::{read_dir, read_shard};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
@@ -254,12 +255,5 @@ pub fn run(a: Args) -> Result<()> {
         print!("{}", table(&rows));
         println!("report, charts and games in {}", a.out.display());
     }
-    Ok(())
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
     Ok(())
 }

@@ -81,6 +81,14 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// Writes a file whole or not at all: a temporary name, then a rename.
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
+    Ok(())
+}
+
 /// The rule set named on the command line.
 pub fn load_rules(name: &str) -> Result<RuleSet> {
     RuleSet::named(name).with_context(|| format!("loading rule set `{name}`"))

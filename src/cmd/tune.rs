@@ -1,11 +1,11 @@
 //! `brandubh tune-eval`: fit the alpha-beta evaluation weights to the
 //! results of recorded games.
 
-use super::load_rules;
-use anyhow::{bail, Context, Result};
+use super::{load_rules, write_atomic};
+use anyhow::{bail, Result};
 use brandubh_eval::tune::{fit, samples};
 use brandubh_eval::{read_records, EvalWeights};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
@@ -100,12 +100,5 @@ pub fn run(a: Args) -> Result<()> {
         write_atomic(out, text.as_bytes())?;
         println!("weights written to {}", out.display());
     }
-    Ok(())
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
     Ok(())
 }
