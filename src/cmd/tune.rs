@@ -40,10 +40,10 @@ pub fn run(a: Args) -> Result<()> {
         Some(p) => EvalWeights::from_file(p).map_err(anyhow::Error::msg)?,
         None => EvalWeights::builtin(rules.name()),
     };
+    let want = format!("{:016x}", rules.hash);
     let mut games = Vec::new();
     for f in &a.games {
         for rec in read_records(f)? {
-            let want = format!("{:016x}", rules.hash);
             if rec.rules_hash != want {
                 bail!(
                     "{}: game of pair {} is `{}` (rules hash {}), not `{}` ({want})",
@@ -78,13 +78,9 @@ pub fn run(a: Args) -> Result<()> {
         f.scale, f.offset_before, f.offset_after, f.loss_before, f.loss_after
     );
     println!("{:<24} {:>8} {:>8}", "weight", "start", "fitted");
-    for (i, name) in EvalWeights::NAMES.iter().enumerate() {
-        println!(
-            "{:<24} {:>8} {:>8}",
-            name,
-            start.to_array()[i],
-            f.weights.to_array()[i]
-        );
+    let (before, after) = (start.to_array(), f.weights.to_array());
+    for ((name, b), w) in EvalWeights::NAMES.iter().zip(before).zip(after) {
+        println!("{name:<24} {b:>8} {w:>8}");
     }
     if let Some(out) = &a.out {
         let text = format!(

@@ -484,19 +484,18 @@ impl Run {
         let device = Device::flex().autodiff();
         // Start from the newest whole partial candidate of this iteration
         // if there is one; any other partial is an unfinished write or stale.
+        let whole = |p: &Path| {
+            read_meta(p)
+                .ok()
+                .filter(|m| m.generation == it)
+                .and_then(|_| load(p, &self.rules, &device).ok())
+        };
         let mut resume = None;
         for p in self.partial_candidates() {
-            if resume.is_none() {
-                if let Ok(m) = read_meta(&p) {
-                    if m.generation == it {
-                        if let Ok(loaded) = load(&p, &self.rules, &device) {
-                            resume = Some((p, loaded));
-                            continue;
-                        }
-                    }
-                }
+            match resume.is_none().then(|| whole(&p)).flatten() {
+                Some(loaded) => resume = Some((p, loaded)),
+                None => std::fs::remove_dir_all(&p).map_err(e)?,
             }
-            std::fs::remove_dir_all(&p).map_err(e)?;
         }
         let (start_dir, done, (net, config, start_meta)) = match resume {
             Some((p, loaded)) => {
@@ -602,10 +601,8 @@ impl Run {
                 tb.flush();
             }
         }
+        // Saving the finished candidate removed every partial.
         self.state.global_step += target;
-        for p in self.partial_candidates() {
-            let _ = std::fs::remove_dir_all(&p);
-        }
         progress.done();
         Ok(())
     }

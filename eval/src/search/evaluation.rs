@@ -174,8 +174,7 @@ pub fn features(rules: &RuleSet, pos: &Position) -> [f64; N_FEATURES] {
     f[0] = b.attackers.count() as f64;
     f[1] = -(b.defenders.count() as f64);
     if let Some(k) = b.king_square() {
-        let occ = b.occupied();
-        let info = king_terms(rules, pos, k, occ);
+        let info = king_terms(rules, pos, k);
         f[2] = info.distance as f64;
         f[3] = -(info.routes.min(1) as f64);
         f[4] = -((info.routes >= 2) as u32 as f64);
@@ -210,8 +209,9 @@ struct KingTerms {
     fork: bool,
 }
 
-fn king_terms(rules: &RuleSet, pos: &Position, k: Square, occ: Bitboard) -> KingTerms {
+fn king_terms(rules: &RuleSet, pos: &Position, k: Square) -> KingTerms {
     let b = pos.board();
+    let occ = b.occupied();
     let distance = [(0u8, 0u8), (6, 0), (0, 6), (6, 6)]
         .iter()
         .map(|&(f, r)| k.file().abs_diff(f) + k.rank().abs_diff(r))
@@ -251,7 +251,7 @@ pub fn evaluate(rules: &RuleSet, pos: &Position, w: &EvalWeights) -> i32 {
     let b = pos.board();
     let mut s = w.attacker * b.attackers.count() as i32 - w.defender * b.defenders.count() as i32;
     if let Some(k) = b.king_square() {
-        let t = king_terms(rules, pos, k, b.occupied());
+        let t = king_terms(rules, pos, k);
         s += w.king_corner_distance * t.distance as i32;
         s -= w.king_open_route * t.routes.min(1) as i32;
         if t.routes >= 2 {
