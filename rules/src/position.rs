@@ -697,6 +697,17 @@ impl Position {
             .count() as u32
     }
 
+    /// How many plies ago this position last occurred, looking back no
+    /// further than the last capture; `None` if it is new.
+    pub fn plies_since_occurrence(&self, history: &[u64]) -> Option<usize> {
+        let back = (self.quiet as usize).min(history.len());
+        history[history.len() - back..]
+            .iter()
+            .rev()
+            .position(|&h| h == self.hash)
+            .map(|i| i + 1)
+    }
+
     /// The outcome when the side to move has no legal move, given the rules.
     pub fn no_moves_outcome(&self, rules: &RuleSet) -> Outcome {
         Outcome {

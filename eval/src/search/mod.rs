@@ -9,7 +9,9 @@ pub mod movepick;
 pub mod time;
 pub mod tt;
 
-use brandubh_rules::{Game, GameResult, Move, MoveList, Outcome, Position, RuleSet, Side};
+use brandubh_rules::{
+    ruleset::Repetition, Game, GameResult, Move, MoveList, Outcome, Position, RuleSet, Side,
+};
 use evaluation::{evaluate, EvalWeights};
 use movepick::{order, Ordering, MAX_PLY};
 use std::sync::Arc;
@@ -65,6 +67,29 @@ fn outcome_score(o: Outcome, side: Side, ply: usize) -> i32 {
         r if r == GameResult::win_for(side) => win,
         _ => -win,
     }
+}
+
+/// Where a repeated position loses for the player who makes it occur for
+/// the `n`-th time, the first repeat already decides: if the opponent
+/// simply replays the cycle, the player who closed it first is the one who
+/// closes it the `n`-th time, and every way out of the cycle was open to
+/// him the first time round. So a position that occurred before (since the
+/// last capture, in the game or on the search path) is scored as the loss
+/// it leads to, `n - 2` cycles later, for the player who just moved; unless
+/// a quiet-ply or ply limit would end the game first. This sees a
+/// repetition trap one cycle sooner than the rule itself would.
+fn repetition_score(rules: &RuleSet, pos: &Position, history: &[u64], ply: usize) -> Option<i32> {
+    let end = &rules.options.end;
+    if end.repetition != Repetition::MoverLoses {
+        return None;
+    }
+    let cycle = pos.plies_since_occurrence(history)? as u32;
+    let until = end.repetition_count.saturating_sub(2) as u32 * cycle;
+    let limited = |limit: u32, now: u32| limit > 0 && now + until > limit;
+    if limited(end.quiet_ply_limit, pos.quiet_plies()) || limited(end.ply_limit, pos.plies()) {
+        return None;
+    }
+    Some(WIN - ply as i32 - until as i32)
 }
 
 fn to_tt(score: i32, ply: usize) -> i32 {
@@ -193,6 +218,9 @@ impl Searcher {
         if ply > 0 {
             if let Some(o) = pos.after_move_outcome(&rules, &self.history) {
                 return outcome_score(o, pos.side_to_move(), ply);
+            }
+            if let Some(s) = repetition_score(&rules, pos, &self.history, ply) {
+                return s;
             }
         }
         if ply >= MAX_PLY - 2 {
@@ -353,5 +381,57 @@ impl Searcher {
     /// King to a corner (defenders) or a king capture (attackers) this move.
     fn has_winning_move(&self, pos: &Position) -> bool {
         pos.winning_move(&self.rules).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brandubh_rules::MoveRecord;
+
+    fn mv(text: &str) -> Move {
+        text.parse::<MoveRecord>().unwrap().mv
+    }
+
+    /// Attackers d1-c1, defenders d3-c3, and both back: the start again.
+    fn cycled(name: &str) -> Game {
+        let mut g = Game::new(Arc::new(RuleSet::builtin(name).unwrap()));
+        for m in ["d1-c1", "d3-c3", "c1-d1", "c3-d3"] {
+            g.play(self::mv(m)).unwrap();
+        }
+        g
+    }
+
+    #[test]
+    fn a_first_repeat_scores_as_the_loss_it_leads_to() {
+        let mut g = cycled("wtf");
+        let rules = g.rules().clone();
+        // Not yet repeated: the start occurred once before, but the
+        // attackers, to move there, did not make it.
+        assert_eq!(g.position().repetitions(g.history()), 1);
+        g.play(mv("d1-c1")).unwrap();
+        // The attackers' move repeats the position after their first move,
+        // four plies back: replayed, the cycle makes it a third time four
+        // plies on, and the attackers lose. Scored for the defenders, to
+        // move, as that win.
+        let pos = *g.position();
+        assert_eq!(pos.plies_since_occurrence(g.history()), Some(4));
+        assert_eq!(
+            repetition_score(&rules, &pos, g.history(), 1),
+            Some(WIN - 1 - 4)
+        );
+        // A new position scores nothing special.
+        let fresh = pos.play(&rules, mv("c4-c3")).0;
+        let mut h = g.history().to_vec();
+        h.push(pos.hash());
+        assert_eq!(repetition_score(&rules, &fresh, &h, 2), None);
+    }
+
+    #[test]
+    fn repeats_score_nothing_where_the_rules_ignore_them() {
+        let mut g = cycled("ludii");
+        g.play(mv("d1-c1")).unwrap();
+        let rules = g.rules().clone();
+        assert_eq!(repetition_score(&rules, g.position(), g.history(), 1), None);
     }
 }
