@@ -687,21 +687,24 @@ impl Position {
         None
     }
 
-    /// How often this position occurred before, looking back no further
-    /// than the last capture (a capture can never be undone).
+    /// The part of `history` a repetition can reach: back to the last
+    /// capture, which can never be undone.
+    fn since_capture<'h>(&self, history: &'h [u64]) -> &'h [u64] {
+        &history[history.len() - (self.quiet as usize).min(history.len())..]
+    }
+
+    /// How often this position occurred before, since the last capture.
     pub fn repetitions(&self, history: &[u64]) -> u32 {
-        let back = (self.quiet as usize).min(history.len());
-        history[history.len() - back..]
+        self.since_capture(history)
             .iter()
             .filter(|&&h| h == self.hash)
             .count() as u32
     }
 
-    /// How many plies ago this position last occurred, looking back no
-    /// further than the last capture; `None` if it is new.
+    /// How many plies ago this position last occurred, since the last
+    /// capture; `None` if it is new.
     pub fn plies_since_occurrence(&self, history: &[u64]) -> Option<usize> {
-        let back = (self.quiet as usize).min(history.len());
-        history[history.len() - back..]
+        self.since_capture(history)
             .iter()
             .rev()
             .position(|&h| h == self.hash)

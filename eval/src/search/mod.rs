@@ -397,7 +397,7 @@ mod tests {
     fn cycled(name: &str) -> Game {
         let mut g = Game::new(Arc::new(RuleSet::builtin(name).unwrap()));
         for m in ["d1-c1", "d3-c3", "c1-d1", "c3-d3"] {
-            g.play(self::mv(m)).unwrap();
+            g.play(mv(m)).unwrap();
         }
         g
     }
