@@ -3,8 +3,11 @@
 //! line (format documented in docs/arena.md).
 
 use crate::player::{PlayerSpec, PlayerSpecError};
+use crate::search::evaluation::EvalWeights;
+use crate::search::time::Limits;
+use crate::search::Searcher;
 use crate::stats::{EloEstimate, Pentanomial, Sprt, SprtVerdict};
-use brandubh_rules::{splitmix64, Game, RuleSet};
+use brandubh_rules::{splitmix64, Game, Move, RuleSet, Side};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -67,7 +70,27 @@ pub struct MatchConfig {
     /// Play each opening twice with sides swapped (a match); when false,
     /// one game per opening with A attacking (balance runs).
     pub swap_sides: bool,
+    /// Redraw openings that a search finds lopsided (see `OpeningFilter`);
+    /// `None` keeps every random opening.
+    pub balanced: Option<OpeningFilter>,
 }
+
+/// Keeps only openings that a node-limited alpha-beta search (built-in
+/// weights of the rule set) scores within `margin` evaluation units of the
+/// start position, from the attackers' point of view. Random plies can
+/// hand one side a man or an open line for free; such an opening decides
+/// both games of its pair before the players start, which adds noise and
+/// no information. An opening out of the window is replaced by the next
+/// one from the same seeded stream, up to `MAX_OPENING_DRAWS` draws; if
+/// none fits, the closest one drawn is played.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct OpeningFilter {
+    pub margin: i32,
+    pub nodes: u64,
+}
+
+/// Draws per pair before the filter settles for the closest opening.
+pub const MAX_OPENING_DRAWS: usize = 64;
 
 /// Wins, draws and losses of one player on one side.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -82,6 +105,10 @@ pub struct MatchSummary {
     pub a: String,
     pub b: String,
     pub rules: String,
+    /// Random plies of each opening.
+    pub openings: u32,
+    /// The margin of balanced openings (`OpeningFilter`), if any.
+    pub balanced: Option<i32>,
     pub pairs: u64,
     pub games: u64,
     pub a_as_attackers: Wdl,
@@ -125,15 +152,13 @@ pub enum ArenaError {
     },
 }
 
-/// The seeded opening of pair `pair`: `plies` random legal moves from the
-/// start that do not end the game.
-pub fn opening(
-    rules: &Arc<RuleSet>,
-    seed: u64,
-    pair: u64,
-    plies: u32,
-) -> Vec<brandubh_rules::Move> {
-    let mut rng = ChaCha8Rng::seed_from_u64(splitmix64(seed ^ splitmix64(pair)));
+fn opening_rng(seed: u64, pair: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(splitmix64(seed ^ splitmix64(pair)))
+}
+
+/// `plies` random legal moves from the start that do not end the game
+/// (empty if 1000 draws all ended it).
+fn draw_opening(rules: &Arc<RuleSet>, rng: &mut ChaCha8Rng, plies: u32) -> Vec<Move> {
     for _ in 0..1000 {
         let mut g = Game::new(rules.clone());
         let mut moves = Vec::new();
@@ -150,12 +175,67 @@ pub fn opening(
     Vec::new()
 }
 
+/// The seeded opening of pair `pair`: `plies` random legal moves from the
+/// start that do not end the game.
+pub fn opening(rules: &Arc<RuleSet>, seed: u64, pair: u64, plies: u32) -> Vec<Move> {
+    draw_opening(rules, &mut opening_rng(seed, pair), plies)
+}
+
+/// The score (attackers' point of view) that `filter`'s search gives the
+/// position after `moves`. A fresh searcher each time, so the score does
+/// not depend on what was searched before or on the thread.
+pub fn opening_score(rules: &Arc<RuleSet>, moves: &[Move], filter: &OpeningFilter) -> i32 {
+    let mut g = Game::new(rules.clone());
+    for &mv in moves {
+        g.play(mv).expect("opening moves are legal");
+    }
+    let mut searcher = Searcher::new(rules.clone(), EvalWeights::builtin(rules.name()), 4);
+    let limits = Limits {
+        nodes: Some(filter.nodes),
+        ..Limits::default()
+    };
+    let s = searcher.search(&g, limits).score;
+    match g.side_to_move() {
+        Side::Attackers => s,
+        Side::Defenders => -s,
+    }
+}
+
+/// The opening of pair `pair` under `filter`: the first opening of the
+/// pair's seeded stream whose score is within the margin of `start`
+/// (the start position's score), else the closest of the draws. Without
+/// a filter, or with no plies, this is `opening`.
+pub fn balanced_opening(
+    rules: &Arc<RuleSet>,
+    seed: u64,
+    pair: u64,
+    plies: u32,
+    filter: Option<(&OpeningFilter, i32)>,
+) -> Vec<Move> {
+    let mut rng = opening_rng(seed, pair);
+    let Some((filter, start)) = filter.filter(|_| plies > 0) else {
+        return draw_opening(rules, &mut rng, plies);
+    };
+    let mut closest: Option<(i64, Vec<Move>)> = None;
+    for _ in 0..MAX_OPENING_DRAWS {
+        let moves = draw_opening(rules, &mut rng, plies);
+        let off = (opening_score(rules, &moves, filter) as i64 - start as i64).abs();
+        if off <= filter.margin as i64 {
+            return moves;
+        }
+        if closest.as_ref().is_none_or(|(d, _)| off < *d) {
+            closest = Some((off, moves));
+        }
+    }
+    closest.map(|(_, m)| m).unwrap_or_default()
+}
+
 /// Plays one game of a pair.
 fn play_game(
     cfg: &MatchConfig,
     pair: u64,
     game_ix: u8,
-    open: &[brandubh_rules::Move],
+    open: &[Move],
 ) -> Result<GameRecord, ArenaError> {
     let (att, def) = if game_ix == 0 {
         (&cfg.a, &cfg.b)
@@ -259,10 +339,15 @@ pub fn run_match(
         .build()
         .expect("thread pool");
     let mut writer = out.map(RecordWriter::create).transpose()?;
+    let filter_start = cfg
+        .balanced
+        .map(|f| (f, opening_score(&cfg.rules, &[], &f)));
     let mut summary = MatchSummary {
         a: cfg.a.text.clone(),
         b: cfg.b.text.clone(),
         rules: cfg.rules.name().to_string(),
+        openings: cfg.openings,
+        balanced: cfg.balanced.map(|f| f.margin),
         pairs: 0,
         games: 0,
         a_as_attackers: Wdl::default(),
@@ -286,7 +371,13 @@ pub fn run_match(
             (next..end)
                 .into_par_iter()
                 .map(|pair| {
-                    let open = opening(&cfg.rules, cfg.seed, pair, cfg.openings);
+                    let open = balanced_opening(
+                        &cfg.rules,
+                        cfg.seed,
+                        pair,
+                        cfg.openings,
+                        filter_start.as_ref().map(|(f, s)| (f, *s)),
+                    );
                     let g0 = play_game(cfg, pair, 0, &open)?;
                     progress(&g0);
                     if !cfg.swap_sides {

@@ -1,10 +1,10 @@
 //! Matches: paired games, determinism, strength ordering, game files.
 
-use brandubh_eval::arena::read_records;
+use brandubh_eval::arena::{balanced_opening, opening, opening_score, read_records, OpeningFilter};
 use brandubh_eval::ratings::rate;
 use brandubh_eval::stats::{Sprt, SprtVerdict};
-use brandubh_eval::{run_match, MatchConfig, PlayerSpec};
-use brandubh_rules::RuleSet;
+use brandubh_eval::{run_match, MatchConfig, PlayerSpec, WIN};
+use brandubh_rules::{Move, MoveRecord, RuleSet};
 use std::sync::Arc;
 
 fn cfg(rules: &str, a: &str, b: &str, pairs: u64, threads: usize, seed: u64) -> MatchConfig {
@@ -19,6 +19,7 @@ fn cfg(rules: &str, a: &str, b: &str, pairs: u64, threads: usize, seed: u64) -> 
         threads,
         sprt: None,
         swap_sides: true,
+        balanced: None,
     }
 }
 
@@ -169,4 +170,58 @@ fn mcts_player_beats_random() {
     )
     .unwrap();
     assert!(s.score >= 0.8, "uniform MCTS vs random scored {}", s.score);
+}
+
+#[test]
+fn balanced_openings_stay_near_the_start_score() {
+    let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
+    let filter = OpeningFilter {
+        margin: 60,
+        nodes: 3_000,
+    };
+    let start = opening_score(&rules, &[], &filter);
+    let mut redrawn = 0;
+    for pair in 0..12 {
+        let plain = opening(&rules, 5, pair, 4);
+        let kept = balanced_opening(&rules, 5, pair, 4, Some((&filter, start)));
+        assert_eq!(kept.len(), 4);
+        let off = (opening_score(&rules, &kept, &filter) - start).abs();
+        assert!(off <= filter.margin, "pair {pair}: {off} off the start");
+        if kept != plain {
+            // Only an opening out of the window is replaced.
+            redrawn += 1;
+            assert!((opening_score(&rules, &plain, &filter) - start).abs() > filter.margin);
+        }
+    }
+    assert!(redrawn > 0, "no random opening of 12 was lopsided");
+    // A window wider than any score keeps the plain openings.
+    let wide = OpeningFilter {
+        margin: 3 * WIN,
+        nodes: 3_000,
+    };
+    for pair in 0..4 {
+        assert_eq!(
+            balanced_opening(&rules, 5, pair, 4, Some((&wide, start))),
+            opening(&rules, 5, pair, 4)
+        );
+    }
+    // Balanced matches repeat whatever the thread count.
+    let run = |threads| {
+        let mut c = cfg("wtf", "alphabeta:depth=1", "random", 4, threads, 5);
+        c.balanced = Some(filter);
+        run_match(&c, None, &|_| {}).unwrap()
+    };
+    let ((s1, one), (s2, two)) = (run(1), run(2));
+    assert_eq!(one, two);
+    assert_eq!(s1.balanced, Some(60));
+    assert_eq!(s2.openings, 4);
+    for g in one.iter().filter(|g| g.game == 0) {
+        let kept = balanced_opening(&rules, 5, g.pair, 4, Some((&filter, start)));
+        let played: Vec<Move> = g
+            .opening
+            .iter()
+            .map(|t| t.parse::<MoveRecord>().unwrap().mv)
+            .collect();
+        assert_eq!(played, kept);
+    }
 }

@@ -1,4 +1,5 @@
 use anyhow::{bail, Context, Result};
+use brandubh_eval::arena::OpeningFilter;
 use brandubh_eval::stats::Sprt;
 use brandubh_eval::{run_match, MatchConfig, MatchSummary, PlayerSpec};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -23,6 +24,17 @@ pub struct Args {
     /// games even between deterministic players).
     #[arg(long, default_value_t = 4)]
     openings: u32,
+    /// Balanced openings: redraw any opening that a search scores more than
+    /// MARGIN evaluation units (an attacker man is 100) away from the start position,
+    /// from the attackers' point of view, so that no pair starts decided by
+    /// its random plies. Off by default (every random opening is played).
+    /// The search is the alpha-beta baseline with the rule set's built-in
+    /// weights, limited to --balance-nodes nodes.
+    #[arg(long, value_name = "MARGIN")]
+    balanced: Option<u32>,
+    /// Node limit of the search that scores openings for --balanced.
+    #[arg(long, default_value_t = 300_000, value_name = "NODES")]
+    balance_nodes: u64,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -75,6 +87,10 @@ pub fn run(a: Args) -> Result<()> {
         threads,
         sprt: a.sprt.as_deref().map(parse_sprt).transpose()?,
         swap_sides: true,
+        balanced: a.balanced.map(|m| OpeningFilter {
+            margin: m.min(i32::MAX as u32) as i32,
+            nodes: a.balance_nodes.max(1),
+        }),
     };
     if cfg.a.kind == "human" || cfg.b.kind == "human" {
         bail!("the arena plays engines against each other; use `brandubh play` for a human player");
@@ -105,6 +121,13 @@ fn print_summary(s: &MatchSummary) {
         "{} vs {} under {}: {} pairs, {} games ({} unfinished)",
         s.a, s.b, s.rules, s.pairs, s.games, s.unfinished
     );
+    match s.balanced {
+        Some(m) => println!(
+            "openings: {} random plies, balanced (within {m} of the start's score)",
+            s.openings
+        ),
+        None => println!("openings: {} random plies", s.openings),
+    }
     println!(
         "{:<12} {:>18} {:>18}",
         "", "as attackers W/D/L", "as defenders W/D/L"

@@ -639,6 +639,7 @@ impl Run {
                 threads: self.threads,
                 sprt: None,
                 swap_sides: true,
+                balanced: None,
             };
             progress.phase(&format!("iteration {it}: {file}"), pairs * 2);
             let (s, _) = run_match(&cfg, Some(&self.dir.join("arena").join(file)), &|_| {
