@@ -202,25 +202,26 @@ pub fn opening_score(rules: &Arc<RuleSet>, moves: &[Move], filter: &OpeningFilte
 }
 
 /// The opening of pair `pair` under `filter`: the first opening of the
-/// pair's seeded stream whose score is within the margin of `start`
-/// (the start position's score), else the closest of the draws. Without
-/// a filter, or with no plies, this is `opening`.
+/// pair's seeded stream whose score is within the margin of `start` (the
+/// start position's score), else the closest of the draws.
 pub fn balanced_opening(
     rules: &Arc<RuleSet>,
     seed: u64,
     pair: u64,
     plies: u32,
-    filter: Option<(&OpeningFilter, i32)>,
+    filter: &OpeningFilter,
+    start: i32,
 ) -> Vec<Move> {
     let mut rng = opening_rng(seed, pair);
-    let Some((filter, start)) = filter.filter(|_| plies > 0) else {
-        return draw_opening(rules, &mut rng, plies);
-    };
-    let mut closest: Option<(i64, Vec<Move>)> = None;
+    let mut closest: Option<(i32, Vec<Move>)> = None;
     for _ in 0..MAX_OPENING_DRAWS {
         let moves = draw_opening(rules, &mut rng, plies);
-        let off = (opening_score(rules, &moves, filter) as i64 - start as i64).abs();
-        if off <= filter.margin as i64 {
+        if moves.is_empty() {
+            // No plies, or none that leave the game going: nothing to weigh.
+            return moves;
+        }
+        let off = (opening_score(rules, &moves, filter) - start).abs();
+        if off <= filter.margin {
             return moves;
         }
         if closest.as_ref().is_none_or(|(d, _)| off < *d) {
@@ -371,13 +372,12 @@ pub fn run_match(
             (next..end)
                 .into_par_iter()
                 .map(|pair| {
-                    let open = balanced_opening(
-                        &cfg.rules,
-                        cfg.seed,
-                        pair,
-                        cfg.openings,
-                        filter_start.as_ref().map(|(f, s)| (f, *s)),
-                    );
+                    let open = match &filter_start {
+                        Some((f, start)) => {
+                            balanced_opening(&cfg.rules, cfg.seed, pair, cfg.openings, f, *start)
+                        }
+                        None => opening(&cfg.rules, cfg.seed, pair, cfg.openings),
+                    };
                     let g0 = play_game(cfg, pair, 0, &open)?;
                     progress(&g0);
                     if !cfg.swap_sides {

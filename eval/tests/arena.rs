@@ -183,7 +183,7 @@ fn balanced_openings_stay_near_the_start_score() {
     let mut redrawn = 0;
     for pair in 0..12 {
         let plain = opening(&rules, 5, pair, 4);
-        let kept = balanced_opening(&rules, 5, pair, 4, Some((&filter, start)));
+        let kept = balanced_opening(&rules, 5, pair, 4, &filter, start);
         assert_eq!(kept.len(), 4);
         let off = (opening_score(&rules, &kept, &filter) - start).abs();
         assert!(off <= filter.margin, "pair {pair}: {off} off the start");
@@ -201,7 +201,7 @@ fn balanced_openings_stay_near_the_start_score() {
     };
     for pair in 0..4 {
         assert_eq!(
-            balanced_opening(&rules, 5, pair, 4, Some((&wide, start))),
+            balanced_opening(&rules, 5, pair, 4, &wide, start),
             opening(&rules, 5, pair, 4)
         );
     }
@@ -216,7 +216,7 @@ fn balanced_openings_stay_near_the_start_score() {
     assert_eq!(s1.balanced, Some(60));
     assert_eq!(s2.openings, 4);
     for g in one.iter().filter(|g| g.game == 0) {
-        let kept = balanced_opening(&rules, 5, g.pair, 4, Some((&filter, start)));
+        let kept = balanced_opening(&rules, 5, g.pair, 4, &filter, start);
         let played: Vec<Move> = g
             .opening
             .iter()
