@@ -4,7 +4,7 @@
 
 use crate::player::{PlayerSpec, PlayerSpecError};
 use crate::search::evaluation::EvalWeights;
-use crate::search::time::Limits;
+use crate::search::time::{GameClock, Limits};
 use crate::search::Searcher;
 use crate::stats::{EloEstimate, Pentanomial, Sprt, SprtVerdict};
 use brandubh_rules::{splitmix64, Game, Move, RuleSet, Side};
@@ -14,12 +14,14 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Version of the game-record format.
 pub const RECORD_FORMAT: u32 = 1;
 
-/// One finished (or capped) game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One finished (or capped) game. Two records are equal when they hold the
+/// same game: the move times, a measurement of the machine, are left out.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GameRecord {
     pub format: u32,
     pub rules: String,
@@ -41,6 +43,37 @@ pub struct GameRecord {
     pub reason: Option<String>,
     /// Total plies, opening included.
     pub plies: u32,
+    /// Wall time of each move after the opening, in microseconds (absent
+    /// in files from before it was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub move_us: Vec<u64>,
+}
+
+impl PartialEq for GameRecord {
+    fn eq(&self, o: &GameRecord) -> bool {
+        let who = |r: &GameRecord| {
+            (
+                r.format,
+                r.rules.clone(),
+                r.rules_hash.clone(),
+                r.pair,
+                r.game,
+                r.seed,
+                r.attackers.clone(),
+                r.defenders.clone(),
+            )
+        };
+        let what = |r: &GameRecord| {
+            (
+                r.opening.clone(),
+                r.moves.clone(),
+                r.result.clone(),
+                r.reason.clone(),
+                r.plies,
+            )
+        };
+        who(self) == who(o) && what(self) == what(o)
+    }
 }
 
 impl GameRecord {
@@ -73,6 +106,36 @@ pub struct MatchConfig {
     /// Redraw openings that a search finds lopsided (see `OpeningFilter`);
     /// `None` keeps every random opening.
     pub balanced: Option<OpeningFilter>,
+    /// A game clock for each player instead of the specs' own limits: the
+    /// players decide how long to think, and one whose clock runs out
+    /// loses the game (`time_forfeit`).
+    pub clock: Option<TimeControl>,
+}
+
+/// A time control: main time, an increment per move, and byo-yomi
+/// overtime periods.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TimeControl {
+    pub main: Duration,
+    pub increment: Duration,
+    pub overtime: Duration,
+    pub overtime_periods: u32,
+}
+
+/// Time per move of one player over a match.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MoveTimes {
+    pub moves: u64,
+    pub mean_ms: f64,
+    pub max_ms: f64,
+}
+
+impl MoveTimes {
+    fn add(&mut self, ms: f64) {
+        self.mean_ms = (self.mean_ms * self.moves as f64 + ms) / (self.moves + 1) as f64;
+        self.moves += 1;
+        self.max_ms = self.max_ms.max(ms);
+    }
 }
 
 /// Keeps only openings that a node-limited alpha-beta search (built-in
@@ -116,6 +179,9 @@ pub struct MatchSummary {
     pub b_as_attackers: Wdl,
     pub b_as_defenders: Wdl,
     pub unfinished: u64,
+    /// Time per move of each player (moves after the openings).
+    pub a_times: MoveTimes,
+    pub b_times: MoveTimes,
     pub pentanomial: Pentanomial,
     pub score: f64,
     pub elo: f64,
@@ -252,17 +318,46 @@ fn play_game(
     for &mv in open {
         g.play(mv).expect("opening moves are legal");
     }
+    let mut move_us = Vec::new();
+    let mut clocks = cfg.clock.map(|tc| {
+        [GameClock {
+            remaining: tc.main,
+            increment: tc.increment,
+            overtime: tc.overtime,
+            overtime_periods: tc.overtime_periods,
+            moves_to_go: None,
+        }; 2]
+    });
+    let mut forfeit = None;
     while !g.is_over() && (g.plies().len() as u32) < cfg.max_plies {
         let side = g.side_to_move();
-        let mv = players[side.index()].choose(&g);
+        let t0 = Instant::now();
+        let mv = match &clocks {
+            Some(c) => players[side.index()].choose_clocked(&g, &c[side.index()]),
+            None => players[side.index()].choose(&g),
+        };
+        let spent = t0.elapsed();
+        move_us.push(spent.as_micros() as u64);
+        if let Some(c) = clocks.as_mut() {
+            if !charge(&mut c[side.index()], spent) {
+                forfeit = Some(side);
+                break;
+            }
+        }
         g.play(mv).expect("players return legal moves");
     }
-    let (result, reason) = match g.outcome() {
-        Some(o) => (
+    let (result, reason) = match (forfeit, g.outcome()) {
+        (Some(side), _) => (
+            brandubh_rules::GameResult::win_for(side.other())
+                .as_str()
+                .to_string(),
+            Some("time_forfeit".to_string()),
+        ),
+        (None, Some(o)) => (
             o.result.as_str().to_string(),
             Some(o.reason.as_str().to_string()),
         ),
-        None => ("unfinished".to_string(), None),
+        (None, None) => ("unfinished".to_string(), None),
     };
     let records: Vec<String> = g.plies().iter().map(|p| p.record().to_string()).collect();
     Ok(GameRecord {
@@ -279,7 +374,32 @@ fn play_game(
         result,
         reason,
         plies: g.plies().len() as u32,
+        move_us,
     })
+}
+
+/// Takes a move's time off a clock: the main time first, then overtime
+/// periods (a move within one period keeps it; each period overrun is
+/// spent). Adds the increment. False when the clock ran out.
+pub fn charge(clock: &mut GameClock, spent: Duration) -> bool {
+    if spent <= clock.remaining {
+        clock.remaining -= spent;
+    } else {
+        let mut over = spent - clock.remaining;
+        clock.remaining = Duration::ZERO;
+        while over > clock.overtime {
+            if clock.overtime_periods == 0 {
+                return false;
+            }
+            clock.overtime_periods -= 1;
+            over = over.saturating_sub(clock.overtime);
+        }
+        if clock.overtime_periods == 0 {
+            return false;
+        }
+    }
+    clock.remaining += clock.increment;
+    true
 }
 
 /// Appends records to `PATH.partial`, renamed to `PATH` when the match ends,
@@ -356,6 +476,8 @@ pub fn run_match(
         b_as_attackers: Wdl::default(),
         b_as_defenders: Wdl::default(),
         unfinished: 0,
+        a_times: MoveTimes::default(),
+        b_times: MoveTimes::default(),
         pentanomial: Pentanomial::default(),
         score: 0.5,
         elo: 0.0,
@@ -415,6 +537,23 @@ pub fn run_match(
                     def_wdl.draws += 1;
                 }
                 summary.games += 1;
+                let (att_times, def_times) = if a_is_att {
+                    (&mut summary.a_times, &mut summary.b_times)
+                } else {
+                    (&mut summary.b_times, &mut summary.a_times)
+                };
+                for (i, us) in rec.move_us.iter().enumerate() {
+                    let ms = *us as f64 / 1e3;
+                    // Moves after the opening alternate from whoever is to move then.
+                    let first_is_att = (rec.opening.len() % 2 == 0)
+                        == (cfg.rules.options.first_to_move == Side::Attackers);
+                    let is_att = (i % 2 == 0) == first_is_att;
+                    if is_att {
+                        att_times.add(ms);
+                    } else {
+                        def_times.add(ms);
+                    }
+                }
                 if let Some(w) = writer.as_mut() {
                     w.write(rec)?;
                 }

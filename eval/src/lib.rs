@@ -7,6 +7,7 @@
 pub mod arena;
 pub mod balance;
 pub mod charts;
+pub mod mcts_player;
 mod player;
 pub mod ratings;
 pub mod search;
@@ -14,9 +15,10 @@ pub mod stats;
 pub mod tune;
 
 pub use arena::{read_records, run_match, GameRecord, MatchConfig, MatchSummary};
+pub use mcts_player::{MctsPlayer, MctsReport, MctsSettings};
 pub use player::{
     parse_player, AlphaBetaPlayer, HumanPlayer, Player, PlayerSpec, PlayerSpecError, RandomPlayer,
 };
 pub use search::evaluation::EvalWeights;
-pub use search::time::Limits;
+pub use search::time::{GameClock, Limits};
 pub use search::{SearchResult, Searcher, WIN};

@@ -1,10 +1,11 @@
 //! The `Player` interface and the simplest players.
 
+use crate::mcts_player::{MctsPlayer, MctsSettings, DEFAULT_BATCH, DEFAULT_SIMS};
 use crate::search::evaluation::EvalWeights;
-use crate::search::time::Limits;
+use crate::search::time::{GameClock, Limits};
 use crate::search::Searcher;
 use brandubh_rules::{Game, Move, MoveRecord, RuleSet};
-use brandubh_selfplay::{load_evaluator, Advance, Evaluator, MctsConfig, Search};
+use brandubh_selfplay::{load_evaluator, MctsConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::{BufRead, Write};
@@ -15,6 +16,12 @@ pub trait Player: Send {
     fn name(&self) -> String;
     /// A legal move for the side to move; the game is not over.
     fn choose(&mut self, game: &Game) -> Move;
+    /// A move under a game clock: a thinking player decides how long to
+    /// think (`GameClock::budget`); the others play as `choose`.
+    fn choose_clocked(&mut self, game: &Game, clock: &GameClock) -> Move {
+        let _ = clock;
+        self.choose(game)
+    }
 }
 
 /// Plays a uniformly random legal move, from a seeded generator.
@@ -136,6 +143,14 @@ impl AlphaBetaPlayer {
     }
 }
 
+impl AlphaBetaPlayer {
+    /// Searches `game` within the player's limits, for commands that report
+    /// the search itself.
+    pub fn analyse(&mut self, game: &Game) -> crate::SearchResult {
+        self.searcher.search(game, self.limits)
+    }
+}
+
 impl Player for AlphaBetaPlayer {
     fn name(&self) -> String {
         self.spec.clone()
@@ -146,30 +161,16 @@ impl Player for AlphaBetaPlayer {
         self.last = Some(r);
         mv
     }
-}
-
-/// Monte Carlo tree search guided by an evaluator (`uniform` or a model).
-pub struct MctsPlayer {
-    spec: String,
-    rules: Arc<RuleSet>,
-    cfg: MctsConfig,
-    evaluator: Arc<dyn Evaluator>,
-    sims: u32,
-    rng: ChaCha8Rng,
-}
-
-impl Player for MctsPlayer {
-    fn name(&self) -> String {
-        self.spec.clone()
-    }
-    fn choose(&mut self, game: &Game) -> Move {
-        let mut search = Search::new(self.rules.clone(), self.cfg.clone(), game);
-        search.start(self.sims, false, &mut self.rng);
-        while search.advance() == Advance::NeedsEval {
-            let eval = self.evaluator.evaluate(&[search.leaf_request()]);
-            search.apply(&eval[0], &mut self.rng);
-        }
-        search.choose(0.0, &mut self.rng).0
+    fn choose_clocked(&mut self, game: &Game, clock: &GameClock) -> Move {
+        // The clock replaces any time per move; depth and node caps stay.
+        let limits = Limits {
+            millis: Some((clock.budget().as_millis() as u64).max(1)),
+            ..self.limits
+        };
+        let r = self.searcher.search(game, limits);
+        let mv = r.best;
+        self.last = Some(r);
+        mv
     }
 }
 
@@ -181,6 +182,44 @@ pub struct PlayerSpec {
     pub params: Vec<(String, String)>,
 }
 
+/// What a spec key's value must be.
+enum KeyKind {
+    /// A whole number in the range.
+    Int(u64, u64),
+    /// A number in the range.
+    Float(f64, f64),
+    /// A path or `uniform`.
+    Text,
+}
+
+/// The keys each kind of player takes, with their values' types and ranges.
+fn keys_of(kind: &str) -> Option<&'static [(&'static str, KeyKind)]> {
+    use KeyKind::*;
+    const DAY_MS: u64 = 86_400_000;
+    Some(match kind {
+        "random" | "human" => &[],
+        "alphabeta" | "ab" => &[
+            ("depth", Int(1, 64)),
+            ("ms", Int(1, DAY_MS)),
+            ("nodes", Int(1, 1_000_000_000_000)),
+            ("tt", Int(1, 16_384)),
+            ("eval", Text),
+        ],
+        "mcts" => &[
+            ("model", Text),
+            ("sims", Int(1, 100_000_000)),
+            ("ms", Int(1, DAY_MS)),
+            ("batch", Int(1, 1024)),
+            ("threads", Int(1, 256)),
+            ("gumbel", Int(0, 1)),
+            ("cpuct", Float(0.01, 100.0)),
+            ("fpu", Float(0.0, 2.0)),
+            ("vloss", Float(0.0, 2.0)),
+        ],
+        _ => return None,
+    })
+}
+
 impl PlayerSpec {
     /// Parses and checks a spec; every command accepts the same strings.
     ///
@@ -190,41 +229,60 @@ impl PlayerSpec {
     ///   mix; with none, depth 4), plus `tt=MiB` (default 16) and
     ///   `eval=FILE.toml` (weights; default `configs/eval/RULES.toml` where
     ///   one exists, else `configs/eval/default.toml`).
-    /// - `mcts:model=DIR|uniform,sims=N` (default uniform, 400), `gumbel=1`
-    ///   for Gumbel root selection.
+    /// - `mcts:model=DIR|uniform` (default uniform) with `sims=N` and/or
+    ///   `ms=T` (whichever comes first; with neither, 400 simulations),
+    ///   `batch=N` leaves per evaluation (default 16, at most a 32nd of
+    ///   `sims`), `threads=N` evaluating (default all cores), and the MCTS
+    ///   settings `cpuct=F`, `fpu=F`, `gumbel=0|1`, `vloss=F` (defaults:
+    ///   `MctsConfig::default()`).
     pub fn parse(text: &str) -> Result<PlayerSpec, PlayerSpecError> {
         let err = |why: String| PlayerSpecError {
             spec: text.to_string(),
             why,
         };
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
-        let mut params = Vec::new();
+        let Some(allowed) = keys_of(kind) else {
+            return Err(err(
+                "unknown player (known: random, human, alphabeta, mcts)".into(),
+            ));
+        };
+        let mut params: Vec<(String, String)> = Vec::new();
         for part in rest.split(',').filter(|p| !p.is_empty()) {
             let (k, v) = part
                 .split_once('=')
                 .ok_or_else(|| err(format!("`{part}` is not key=value")))?;
-            params.push((k.trim().to_string(), v.trim().to_string()));
-        }
-        let allowed: &[&str] = match kind {
-            "random" | "human" => &[],
-            "alphabeta" | "ab" => &["depth", "ms", "nodes", "tt", "eval"],
-            "mcts" => &["model", "sims", "gumbel"],
-            _ => {
-                return Err(err(
-                    "unknown player (known: random, human, alphabeta, mcts)".into(),
-                ))
-            }
-        };
-        for (k, v) in &params {
-            if !allowed.contains(&k.as_str()) {
+            let (k, v) = (k.trim(), v.trim());
+            let Some((_, want)) = allowed.iter().find(|(name, _)| *name == k) else {
+                let names: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
                 return Err(err(format!(
                     "`{kind}` takes no `{k}` (it takes: {})",
-                    allowed.join(", ")
+                    if names.is_empty() {
+                        "nothing".to_string()
+                    } else {
+                        names.join(", ")
+                    }
                 )));
+            };
+            if params.iter().any(|(seen, _)| seen == k) {
+                return Err(err(format!("`{k}` is given twice")));
             }
-            if k != "eval" && k != "model" && v.parse::<u64>().is_err() {
-                return Err(err(format!("`{k}={v}`: expected a whole number")));
+            match want {
+                KeyKind::Int(lo, hi) => match v.parse::<u64>() {
+                    Ok(n) if (*lo..=*hi).contains(&n) => {}
+                    Ok(n) => return Err(err(format!("`{k}={n}`: out of range {lo}..={hi}"))),
+                    Err(_) => return Err(err(format!("`{k}={v}`: expected a whole number"))),
+                },
+                KeyKind::Float(lo, hi) => match v.parse::<f64>() {
+                    Ok(x) if (*lo..=*hi).contains(&x) => {}
+                    Ok(_) => return Err(err(format!("`{k}={v}`: out of range {lo}..={hi}"))),
+                    Err(_) => return Err(err(format!("`{k}={v}`: expected a number"))),
+                },
+                KeyKind::Text if v.is_empty() => {
+                    return Err(err(format!("`{k}=` needs a value")));
+                }
+                KeyKind::Text => {}
             }
+            params.push((k.to_string(), v.to_string()));
         }
         Ok(PlayerSpec {
             text: text.to_string(),
@@ -237,11 +295,118 @@ impl PlayerSpec {
         })
     }
 
-    fn num(&self, key: &str) -> Option<u64> {
+    /// The value of `key`, checked by `parse`.
+    fn value(&self, key: &str) -> Option<&str> {
         self.params
             .iter()
             .find(|(k, _)| k == key)
-            .and_then(|(_, v)| v.parse().ok())
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn num(&self, key: &str) -> Option<u64> {
+        self.value(key)
+            .map(|v| v.parse().expect("checked by parse"))
+    }
+
+    fn float(&self, key: &str) -> Option<f32> {
+        self.value(key)
+            .map(|v| v.parse().expect("checked by parse"))
+    }
+
+    /// Whether this player thinks for a time per move (`ms=`).
+    pub fn is_timed(&self) -> bool {
+        self.value("ms").is_some()
+    }
+
+    /// The MCTS settings this spec stands for (defaults filled in).
+    pub fn mcts_settings(&self) -> MctsSettings {
+        let defaults = MctsConfig::default();
+        let sims = match (self.num("sims"), self.num("ms")) {
+            (None, None) => Some(DEFAULT_SIMS),
+            (s, _) => s.map(|s| s as u32),
+        };
+        MctsSettings {
+            cfg: MctsConfig {
+                gumbel: self.num("gumbel").map_or(defaults.gumbel, |g| g != 0),
+                c_puct: self.float("cpuct").unwrap_or(defaults.c_puct),
+                fpu_reduction: self.float("fpu").unwrap_or(defaults.fpu_reduction),
+                virtual_loss: self.float("vloss").unwrap_or(defaults.virtual_loss),
+                ..defaults
+            },
+            sims,
+            millis: self.num("ms"),
+            batch: self
+                .num("batch")
+                .map_or_else(|| default_batch(sims), |b| b as usize),
+            threads: self.num("threads").map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                |t| t as usize,
+            ),
+        }
+    }
+
+    /// Builds an MCTS player (the spec's kind must be `mcts`).
+    pub fn build_mcts(
+        &self,
+        rules: &Arc<RuleSet>,
+        seed: u64,
+    ) -> Result<MctsPlayer, PlayerSpecError> {
+        if self.kind != "mcts" {
+            return Err(PlayerSpecError {
+                spec: self.text.clone(),
+                why: "not an MCTS player".into(),
+            });
+        }
+        let model = self.value("model").unwrap_or("uniform");
+        let evaluator = load_evaluator(model, rules).map_err(|why| PlayerSpecError {
+            spec: self.text.clone(),
+            why,
+        })?;
+        Ok(MctsPlayer::new(
+            self.text.clone(),
+            rules.clone(),
+            self.mcts_settings(),
+            evaluator,
+            seed,
+        ))
+    }
+
+    /// Builds an alpha-beta player (the spec's kind must be `alphabeta`).
+    pub fn build_alphabeta(
+        &self,
+        rules: &Arc<RuleSet>,
+    ) -> Result<AlphaBetaPlayer, PlayerSpecError> {
+        if self.kind != "alphabeta" {
+            return Err(PlayerSpecError {
+                spec: self.text.clone(),
+                why: "not an alpha-beta player".into(),
+            });
+        }
+        let mut limits = Limits {
+            depth: self.num("depth").map(|d| d as u32),
+            nodes: self.num("nodes"),
+            millis: self.num("ms"),
+        };
+        if limits == Limits::default() {
+            limits.depth = Some(4);
+        }
+        let weights = match self.value("eval") {
+            None => EvalWeights::builtin(rules.name()),
+            Some(path) => EvalWeights::from_file(std::path::Path::new(path)).map_err(|why| {
+                PlayerSpecError {
+                    spec: self.text.clone(),
+                    why,
+                }
+            })?,
+        };
+        let tt = self.num("tt").unwrap_or(16) as usize;
+        Ok(AlphaBetaPlayer::new(
+            rules.clone(),
+            limits,
+            weights,
+            tt,
+            self.text.clone(),
+        ))
     }
 
     /// Builds a fresh player; `seed` feeds any randomness.
@@ -256,56 +421,20 @@ impl PlayerSpec {
                 std::io::BufReader::new(std::io::stdin()),
                 std::io::stdout(),
             ))),
-            "mcts" => {
-                let model = self
-                    .params
-                    .iter()
-                    .find(|(k, _)| k == "model")
-                    .map_or("uniform", |(_, v)| v.as_str());
-                let evaluator = load_evaluator(model, rules).map_err(|why| PlayerSpecError {
-                    spec: self.text.clone(),
-                    why,
-                })?;
-                Ok(Box::new(MctsPlayer {
-                    spec: self.text.clone(),
-                    rules: rules.clone(),
-                    cfg: MctsConfig {
-                        gumbel: self.num("gumbel").unwrap_or(0) != 0,
-                        ..MctsConfig::default()
-                    },
-                    evaluator,
-                    sims: self.num("sims").unwrap_or(400).max(1) as u32,
-                    rng: ChaCha8Rng::seed_from_u64(seed),
-                }))
-            }
-            _ => {
-                let mut limits = Limits {
-                    depth: self.num("depth").map(|d| d as u32),
-                    nodes: self.num("nodes"),
-                    millis: self.num("ms"),
-                };
-                if limits == Limits::default() {
-                    limits.depth = Some(4);
-                }
-                let weights =
-                    match self.params.iter().find(|(k, _)| k == "eval") {
-                        None => EvalWeights::builtin(rules.name()),
-                        Some((_, path)) => EvalWeights::from_file(std::path::Path::new(path))
-                            .map_err(|why| PlayerSpecError {
-                                spec: self.text.clone(),
-                                why,
-                            })?,
-                    };
-                let tt = self.num("tt").unwrap_or(16) as usize;
-                Ok(Box::new(AlphaBetaPlayer::new(
-                    rules.clone(),
-                    limits,
-                    weights,
-                    tt,
-                    self.text.clone(),
-                )))
-            }
+            "mcts" => Ok(Box::new(self.build_mcts(rules, seed)?)),
+            _ => Ok(Box::new(self.build_alphabeta(rules)?)),
         }
+    }
+}
+
+/// Leaves per evaluation when the spec names none: `DEFAULT_BATCH`, but
+/// no more than a 32nd of a simulation limit, since every leaf in flight
+/// is chosen without the evaluations of the others (at 64 simulations,
+/// batches of 2).
+pub fn default_batch(sims: Option<u32>) -> usize {
+    match sims {
+        Some(s) => ((s / 32) as usize).clamp(1, DEFAULT_BATCH),
+        None => DEFAULT_BATCH,
     }
 }
 

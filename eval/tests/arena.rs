@@ -20,6 +20,7 @@ fn cfg(rules: &str, a: &str, b: &str, pairs: u64, threads: usize, seed: u64) -> 
         sprt: None,
         swap_sides: true,
         balanced: None,
+        clock: None,
     }
 }
 
@@ -148,10 +149,46 @@ fn bad_specs_are_refused() {
         "mcts:depth=3",
         "nonesuch",
         "random:depth=2",
+        // Out of range, overflowing, empty, repeated, or of the wrong type.
+        "alphabeta:tt=17592186044416",
+        "alphabeta:tt=0",
+        "alphabeta:ms=0",
+        "alphabeta:ms=18446744073709551615",
+        "alphabeta:depth=99999999999999999999",
+        "alphabeta:eval=",
+        "alphabeta:depth=2,depth=3",
+        "mcts:sims=0",
+        "mcts:sims=4294967296",
+        "mcts:ms=0",
+        "mcts:batch=0",
+        "mcts:threads=0",
+        "mcts:cpuct=-1",
+        "mcts:cpuct=x",
+        "mcts:fpu=3",
+        "mcts:gumbel=2",
     ] {
         assert!(PlayerSpec::parse(spec).is_err(), "{spec}");
     }
     assert!(PlayerSpec::parse("alphabeta:depth=3,tt=8").is_ok());
+    let s = PlayerSpec::parse("mcts:ms=250,batch=8,threads=1,cpuct=2.5,fpu=0.1,gumbel=1").unwrap();
+    let m = s.mcts_settings();
+    assert_eq!(
+        (m.sims, m.millis, m.batch, m.threads),
+        (None, Some(250), 8, 1)
+    );
+    assert_eq!(
+        (m.cfg.c_puct, m.cfg.fpu_reduction, m.cfg.gumbel),
+        (2.5, 0.1, true)
+    );
+    assert!(
+        !m.cfg.win_in_one || m.cfg.loss_in_one,
+        "documented defaults"
+    );
+    // With no limit, the default simulations; batches no larger than sims/32.
+    let m = PlayerSpec::parse("mcts").unwrap().mcts_settings();
+    assert_eq!((m.sims, m.millis, m.batch), (Some(400), None, 8));
+    let m = PlayerSpec::parse("mcts:sims=64").unwrap().mcts_settings();
+    assert_eq!(m.batch, 2);
     let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
     let e = PlayerSpec::parse("mcts:model=/no/such/dir")
         .unwrap()

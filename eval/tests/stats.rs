@@ -93,6 +93,7 @@ fn rec(att: &str, def: &str, result: &str) -> GameRecord {
         result: result.into(),
         reason: None,
         plies: 0,
+        move_us: vec![],
     }
 }
 

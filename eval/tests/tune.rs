@@ -84,6 +84,7 @@ fn samples_come_from_every_recorded_position_after_the_skip() {
         sprt: None,
         swap_sides: true,
         balanced: None,
+        clock: None,
     };
     let (_, games) = run_match(&cfg, None, &|_| {}).unwrap();
     let got = samples(&rules, &games, 4).unwrap();

@@ -272,17 +272,32 @@ pub fn load(
     Ok((net, config, meta))
 }
 
-/// Loads a checkpoint as an evaluator on the CPU (flex) backend.
+/// The inference engine of loaded models: `tract` (the default: faster
+/// here for search, see docs/model.md) or `flex` (burn itself), chosen by
+/// the environment variable `BRANDUBH_INFERENCE`.
+pub fn inference_engine() -> Result<&'static str, String> {
+    match std::env::var("BRANDUBH_INFERENCE").as_deref() {
+        Err(_) | Ok("") | Ok("tract") => Ok("tract"),
+        Ok("flex") => Ok("flex"),
+        Ok(other) => Err(format!(
+            "BRANDUBH_INFERENCE=`{other}`: expected `tract` or `flex`"
+        )),
+    }
+}
+
+/// Loads a checkpoint as an evaluator for search (see `inference_engine`).
 pub fn load_evaluator(
     dir: &Path,
     rules: &RuleSet,
 ) -> Result<Arc<dyn brandubh_selfplay::Evaluator>, String> {
     let device = Device::flex();
-    let (net, _, meta) = load(dir, rules, &device).map_err(|e| e.to_string())?;
-    Ok(Arc::new(NetEvaluator::new(
-        &net,
-        device,
-        Arc::new(rules.clone()),
-        meta.model_id(),
-    )))
+    let (net, config, meta) = load(dir, rules, &device).map_err(|e| e.to_string())?;
+    let rules = Arc::new(rules.clone());
+    Ok(match inference_engine()? {
+        "flex" => Arc::new(NetEvaluator::new(&net, device, rules, meta.model_id())),
+        _ => Arc::new(
+            crate::tract_eval::TractEvaluator::new(&net, &config, rules, meta.model_id())
+                .map_err(|e| format!("{}: preparing the net for tract: {e}", dir.display()))?,
+        ),
+    })
 }

@@ -11,7 +11,9 @@ use burn::tensor::{Device, Tensor, TensorData};
 use std::sync::{Arc, Mutex};
 
 pub struct NetEvaluator {
-    net: Mutex<Net>,
+    /// Inference copies (they share the weights): callers on different
+    /// threads, e.g. the games of a match, each take a free one.
+    nets: Vec<Mutex<Net>>,
     device: Device,
     rules: Arc<RuleSet>,
     id: String,
@@ -20,8 +22,10 @@ pub struct NetEvaluator {
 impl NetEvaluator {
     /// Wraps an inference copy of `net`.
     pub fn new(net: &Net, device: Device, rules: Arc<RuleSet>, id: String) -> NetEvaluator {
+        let copies = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let net = net.valid();
         NetEvaluator {
-            net: Mutex::new(net.valid()),
+            nets: (0..copies).map(|_| Mutex::new(net.clone())).collect(),
             device,
             rules,
             id,
@@ -31,7 +35,7 @@ impl NetEvaluator {
     /// Raw outputs for encoded inputs: (policy logits N×1176, WDL logits N×3).
     pub fn forward_raw(&self, input: Vec<f32>, n: usize) -> (Vec<f32>, Vec<f32>) {
         let x = Tensor::<4>::from_data(TensorData::new(input, [n, PLANES, 7, 7]), &self.device);
-        let (p, v) = self.net.lock().expect("net lock").forward(x);
+        let (p, v) = self.free_net().forward(x);
         let p = p.into_data();
         let v = v.into_data();
         (
@@ -39,6 +43,30 @@ impl NetEvaluator {
             v.as_slice::<f32>().expect("f32 value").to_vec(),
         )
     }
+}
+
+impl NetEvaluator {
+    /// A copy no other thread is using, or else the first one.
+    fn free_net(&self) -> std::sync::MutexGuard<'_, Net> {
+        self.nets
+            .iter()
+            .find_map(|m| m.try_lock().ok())
+            .unwrap_or_else(|| self.nets[0].lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+/// A position's evaluation from the net's raw outputs: the policy logits
+/// of its legal moves (softmax over them alone) and the softmaxed WDL.
+pub(crate) fn priors_and_wdl(r: &EvalRequest<'_>, logits: &[f32], wdl: &[f32]) -> Evaluation {
+    let mut priors: Vec<f32> = r
+        .moves
+        .iter()
+        .map(|m| m.policy_index().map_or(0.0, |k| logits[k as usize]))
+        .collect();
+    softmax(&mut priors);
+    let mut v = [wdl[0], wdl[1], wdl[2]];
+    softmax(&mut v);
+    Evaluation { priors, wdl: v }
 }
 
 fn softmax(xs: &mut [f32]) {
@@ -68,16 +96,11 @@ impl Evaluator for NetEvaluator {
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let logits = &policy[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
-                let mut priors: Vec<f32> = r
-                    .moves
-                    .iter()
-                    .map(|m| m.policy_index().map_or(0.0, |k| logits[k as usize]))
-                    .collect();
-                softmax(&mut priors);
-                let mut v = [wdl[i * 3], wdl[i * 3 + 1], wdl[i * 3 + 2]];
-                softmax(&mut v);
-                Evaluation { priors, wdl: v }
+                priors_and_wdl(
+                    r,
+                    &policy[i * POLICY_SIZE..(i + 1) * POLICY_SIZE],
+                    &wdl[i * 3..i * 3 + 3],
+                )
             })
             .collect()
     }

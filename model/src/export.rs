@@ -108,15 +108,10 @@ pub struct ExportReport {
     pub output_name: String,
 }
 
-/// Exports `net` to `onnx_path` and writes the model card beside it
-/// (`FILE.json`); returns the largest difference between tract and burn.
-pub fn export(
-    net: &Net,
-    config: &NetConfig,
-    meta: &CheckpointMeta,
-    rules: &Arc<RuleSet>,
-    onnx_path: &Path,
-) -> Result<ExportReport, ExportError> {
+/// The net as ONNX (opset 18, a dynamic batch axis, one output `[N, 1179]`).
+/// Works on a deep copy: capture moves the batch-norm statistics of the
+/// module it is given.
+pub fn onnx_bytes(net: &Net, config: &NetConfig) -> Result<Vec<u8>, ExportError> {
     let device = Device::flex();
     let copy = config.init(&device).load_record(net.clone().into_record());
     let copy = copy.valid();
@@ -137,9 +132,22 @@ pub fn export(
             |m: &Net, x: Tensor<4>| m.forward_joined(x),
         )
         .map_err(|e| ExportError(format!("ONNX export failed: {e:?}")))?;
+    Ok(onnx.as_bytes().to_vec())
+}
+
+/// Exports `net` to `onnx_path` and writes the model card beside it
+/// (`FILE.json`); returns the largest difference between tract and burn.
+pub fn export(
+    net: &Net,
+    config: &NetConfig,
+    meta: &CheckpointMeta,
+    rules: &Arc<RuleSet>,
+    onnx_path: &Path,
+) -> Result<ExportReport, ExportError> {
+    let device = Device::flex();
+    let bytes = onnx_bytes(net, config)?;
     let tmp = onnx_path.with_extension("onnx.tmp");
-    std::fs::write(&tmp, onnx.as_bytes())
-        .map_err(|e| ExportError(format!("{}: {e}", tmp.display())))?;
+    std::fs::write(&tmp, &bytes).map_err(|e| ExportError(format!("{}: {e}", tmp.display())))?;
     std::fs::rename(&tmp, onnx_path)
         .map_err(|e| ExportError(format!("{}: {e}", onnx_path.display())))?;
 

@@ -7,7 +7,9 @@ pub mod encoding;
 pub mod evaluator;
 pub mod export;
 pub mod net;
+pub mod tract_eval;
 
 pub use checkpoint::{load, load_evaluator, read_meta, save, CheckpointError, CheckpointMeta};
 pub use evaluator::NetEvaluator;
 pub use net::{Net, NetConfig};
+pub use tract_eval::TractEvaluator;

@@ -35,6 +35,11 @@ pub struct MctsConfig {
     /// give no prior to the moves that leave it open, and count a position
     /// where every move does as lost.
     pub loss_in_one: bool,
+    /// Batched search of one game: the value each walk still waiting for
+    /// its evaluation counts as, on every edge it took, as a loss of this
+    /// size for the mover (1: a full loss; 0: a visit that changes no value,
+    /// only spreads the next walks by the exploration term).
+    pub virtual_loss: f32,
 }
 
 impl Default for MctsConfig {
@@ -56,6 +61,7 @@ impl Default for MctsConfig {
             reuse_tree: true,
             win_in_one: true,
             loss_in_one: true,
+            virtual_loss: 1.0,
         }
     }
 }

@@ -4,8 +4,9 @@
 //! generation zero; the burn net (model crate) implements the same trait.
 
 use brandubh_rules::{Move, Position};
-use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::SystemTime;
 
 /// One position to evaluate.
 pub struct EvalRequest<'a> {
@@ -69,7 +70,37 @@ pub fn register_model_loader(loader: ModelLoader) {
     let _ = LOADER.set(loader);
 }
 
-/// `uniform`, or a model directory through the registered loader.
+/// Models loaded in this process, newest last: a match builds a player per
+/// game, and every game shares the one loaded net.
+static CACHE: Mutex<Vec<(CacheKey, Arc<dyn Evaluator>)>> = Mutex::new(Vec::new());
+
+/// Nets kept loaded at once (a run's evaluation plays a few nets in turn).
+const CACHE_SIZE: usize = 4;
+
+/// A model directory as loaded: its canonical path, the rule set, and the
+/// size and modification time of its `model.json`, so a checkpoint saved
+/// again under the same path is loaded afresh.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct CacheKey {
+    dir: PathBuf,
+    rules_hash: u64,
+    meta_len: u64,
+    meta_mtime: Option<SystemTime>,
+}
+
+fn cache_key(dir: &Path, rules: &brandubh_rules::RuleSet) -> Option<CacheKey> {
+    let dir = dir.canonicalize().ok()?;
+    let meta = std::fs::metadata(dir.join("model.json")).ok()?;
+    Some(CacheKey {
+        dir,
+        rules_hash: rules.hash,
+        meta_len: meta.len(),
+        meta_mtime: meta.modified().ok(),
+    })
+}
+
+/// `uniform`, or a model directory through the registered loader. A model
+/// already loaded by this process is shared, not loaded again.
 pub fn load_evaluator(
     spec: &str,
     rules: &brandubh_rules::RuleSet,
@@ -77,10 +108,127 @@ pub fn load_evaluator(
     if spec == "uniform" {
         return Ok(Arc::new(UniformEvaluator));
     }
-    match LOADER.get() {
-        Some(load) => load(Path::new(spec), rules),
-        None => Err(format!(
+    let Some(load) = LOADER.get() else {
+        return Err(format!(
             "cannot load model `{spec}`: this build has no model support (use `uniform`)"
-        )),
+        ));
+    };
+    let key = cache_key(Path::new(spec), rules);
+    if let Some(key) = &key {
+        let cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, ev)) = cache.iter().find(|(k, _)| k == key) {
+            return Ok(ev.clone());
+        }
+    }
+    let ev = load(Path::new(spec), rules)?;
+    if let Some(key) = key {
+        let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        cache.retain(|(k, _)| *k != key);
+        if cache.len() >= CACHE_SIZE {
+            cache.remove(0);
+        }
+        cache.push((key, ev.clone()));
+    }
+    Ok(ev)
+}
+
+/// What the net's input depends on, beyond the position's hash: the board
+/// itself (against hash collisions), the plies since the last capture
+/// (one input plane) and whether the position occurred before (another).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct CacheEntryKey {
+    hash: u64,
+    board: brandubh_rules::Board,
+    side: brandubh_rules::Side,
+    quiet_plies: u32,
+    repeated: bool,
+}
+
+/// Remembers evaluations, so a position the search reaches again (by
+/// another order of the same moves, or in the tree of a later move) is not
+/// evaluated twice. The evaluation of a position is a function of the
+/// net's input, so a hit returns exactly what the evaluator would. Holds
+/// up to `capacity` positions; when full it starts afresh.
+pub struct CachedEvaluator {
+    inner: Arc<dyn Evaluator>,
+    cache: Mutex<std::collections::HashMap<CacheEntryKey, Evaluation>>,
+    capacity: usize,
+    hits: std::sync::atomic::AtomicU64,
+    misses: std::sync::atomic::AtomicU64,
+}
+
+impl CachedEvaluator {
+    pub fn new(inner: Arc<dyn Evaluator>, capacity: usize) -> CachedEvaluator {
+        CachedEvaluator {
+            inner,
+            cache: Mutex::new(std::collections::HashMap::new()),
+            capacity: capacity.max(1),
+            hits: Default::default(),
+            misses: Default::default(),
+        }
+    }
+
+    /// (hits, misses) so far.
+    pub fn stats(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.hits.load(Relaxed), self.misses.load(Relaxed))
+    }
+
+    fn key(r: &EvalRequest<'_>) -> CacheEntryKey {
+        CacheEntryKey {
+            hash: r.position.hash(),
+            board: *r.position.board(),
+            side: r.position.side_to_move(),
+            quiet_plies: r.position.quiet_plies(),
+            repeated: r.repetitions > 0,
+        }
+    }
+}
+
+impl Evaluator for CachedEvaluator {
+    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let keys: Vec<CacheEntryKey> = batch.iter().map(CachedEvaluator::key).collect();
+        let mut out: Vec<Option<Evaluation>> = {
+            let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            keys.iter()
+                .zip(batch)
+                .map(|(k, r)| {
+                    cache
+                        .get(k)
+                        .filter(|e| e.priors.len() == r.moves.len())
+                        .cloned()
+                })
+                .collect()
+        };
+        let missing: Vec<usize> = (0..batch.len()).filter(|&i| out[i].is_none()).collect();
+        self.hits
+            .fetch_add((batch.len() - missing.len()) as u64, Relaxed);
+        self.misses.fetch_add(missing.len() as u64, Relaxed);
+        if !missing.is_empty() {
+            let requests: Vec<EvalRequest<'_>> = missing
+                .iter()
+                .map(|&i| EvalRequest {
+                    position: batch[i].position,
+                    moves: batch[i].moves,
+                    repetitions: batch[i].repetitions,
+                })
+                .collect();
+            let fresh = self.inner.evaluate(&requests);
+            let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            if cache.len() + fresh.len() > self.capacity {
+                cache.clear();
+            }
+            for (&i, e) in missing.iter().zip(fresh) {
+                cache.insert(keys[i], e.clone());
+                out[i] = Some(e);
+            }
+        }
+        out.into_iter()
+            .map(|e| e.expect("every position evaluated"))
+            .collect()
+    }
+    fn id(&self) -> String {
+        self.inner.id()
     }
 }

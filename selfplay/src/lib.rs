@@ -11,7 +11,8 @@ pub mod records;
 pub use config::{MctsConfig, SelfPlayConfig};
 pub use driver::{run_selfplay, SelfPlayStats};
 pub use evaluator::{
-    load_evaluator, register_model_loader, EvalRequest, Evaluation, Evaluator, UniformEvaluator,
+    load_evaluator, register_model_loader, CachedEvaluator, EvalRequest, Evaluation, Evaluator,
+    UniformEvaluator,
 };
-pub use mcts::{Advance, RootStats, Search};
+pub use mcts::{Advance, MoveAnalysis, OwnedRequest, RootStats, Search};
 pub use records::{read_dir, read_shard, write_shard, PositionRecord, RecordError, SelfPlayGame};

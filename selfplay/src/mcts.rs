@@ -5,10 +5,19 @@
 //! optionally Gumbel root selection with sequential halving (Danihelka et
 //! al. 2022; PUCT below the root).
 //!
-//! The search is driven from outside, one leaf at a time: `advance` walks
-//! to the next leaf that needs the evaluator and stops, `apply` hands the
-//! evaluation back. That lets a driver gather the leaves of many games into
-//! one batch.
+//! The search is driven from outside: `advance` walks to the next leaf
+//! that needs the evaluator and stops, `apply` hands the evaluation back.
+//! That lets a driver gather the leaves of many games into one batch.
+//!
+//! One game can also keep the evaluator busy on its own: `gather` walks to
+//! several leaves before any is evaluated, and `apply_batch` hands their
+//! evaluations back together. Each walk puts a *virtual loss* on the edges
+//! it takes (counted apart from the real visits, as `in_flight`), so the
+//! next walk sees those moves as visited and lost and tends to go
+//! elsewhere; applying the evaluation removes it exactly. Virtual loss
+//! (rather than, say, lc0's collision counting alone) keeps the batch
+//! spread over distinct leaves with no extra bookkeeping, and with one
+//! leaf in flight the search is the plain one-leaf search.
 
 use crate::config::MctsConfig;
 use crate::evaluator::{EvalRequest, Evaluation};
@@ -30,6 +39,10 @@ struct Edge {
     value_sum: f32,
     /// The move hands the opponent a win on the spot (`win_in_one` only).
     loses: bool,
+    /// Sum of draw probabilities backed up through this edge.
+    draw_sum: f32,
+    /// Walks through this edge waiting for an evaluation (virtual losses).
+    in_flight: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -45,6 +58,10 @@ struct Node {
     expanded: bool,
     /// Earlier occurrences of this position on its path (for the net's input).
     repetitions: u8,
+    /// Walks through this node waiting for an evaluation.
+    in_flight: u32,
+    /// This leaf is waiting for the evaluator.
+    pending: bool,
 }
 
 /// What `advance` stopped for.
@@ -67,6 +84,39 @@ pub struct RootStats {
     pub value: f32,
 }
 
+/// One root move as the search sees it, for `analyze`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveAnalysis {
+    pub mv: Move,
+    pub visits: u32,
+    /// The evaluator's prior (after the win/loss-in-one rules, no noise).
+    pub prior: f32,
+    /// Mean value for the side to move at the root, −1..1; `None` unvisited.
+    pub q: Option<f32>,
+    /// Win, draw, loss for the side to move at the root; `None` unvisited.
+    pub wdl: Option<[f32; 3]>,
+    /// The principal variation: this move, then the most visited replies.
+    pub pv: Vec<Move>,
+}
+
+/// A leaf's request with its own copies of the position and moves.
+#[derive(Clone, Debug)]
+pub struct OwnedRequest {
+    pub position: Position,
+    pub moves: Vec<Move>,
+    pub repetitions: u8,
+}
+
+impl OwnedRequest {
+    pub fn as_request(&self) -> EvalRequest<'_> {
+        EvalRequest {
+            position: &self.position,
+            moves: &self.moves,
+            repetitions: self.repetitions,
+        }
+    }
+}
+
 struct GumbelRoot {
     /// Gumbel sample + log prior, per root edge.
     score: Vec<f32>,
@@ -86,9 +136,12 @@ pub struct Search {
     history: Vec<u64>,
     /// Scratch buffer: history plus the current path, for `new_node`.
     scratch: Vec<u64>,
-    /// (node, edge) steps from the root to the pending leaf.
+    /// (node, edge) steps from the root to the node the walk is at.
     path: Vec<(u32, u32)>,
-    pending: Option<u32>,
+    /// Leaves waiting for the evaluator, each with its path from the root.
+    pending: Vec<(u32, Vec<(u32, u32)>)>,
+    /// Walks that ended on a leaf already waiting (batched search only).
+    collisions: u64,
     sims_done: u32,
     target: u32,
     noise: bool,
@@ -118,7 +171,8 @@ impl Search {
             history: game.history().to_vec(),
             scratch: Vec::new(),
             path: Vec::new(),
-            pending: None,
+            pending: Vec::new(),
+            collisions: 0,
             sims_done: 0,
             target: 0,
             noise: false,
@@ -196,6 +250,8 @@ impl Search {
                     visits: 0,
                     value_sum: 0.0,
                     loses,
+                    draw_sum: 0.0,
+                    in_flight: 0,
                 });
             }
             hist.pop();
@@ -217,6 +273,8 @@ impl Search {
             terminal,
             expanded: false,
             repetitions: pos.repetitions(&hist).min(255) as u8,
+            in_flight: 0,
+            pending: false,
         });
         self.scratch = hist;
         (self.nodes.len() - 1) as u32
@@ -229,8 +287,7 @@ impl Search {
         self.target = simulations.max(1);
         self.noise = noise;
         self.gumbel = None;
-        self.path.clear();
-        self.pending = None;
+        self.cancel_pending();
         if self.nodes[0].expanded {
             self.prepare_root(rng);
         }
@@ -366,12 +423,19 @@ impl Search {
             0.0
         };
         let fpu = parent_q - self.cfg.fpu_reduction;
-        let sqrt_n = (n.visits.max(1) as f32).sqrt();
+        let sqrt_n = ((n.visits + n.in_flight).max(1) as f32).sqrt();
         let mut best = (f32::NEG_INFINITY, 0u32);
         for i in 0..n.n_edges {
             let e = &self.edges[(n.first_edge + i) as usize];
-            let u = self.cfg.c_puct * e.prior * sqrt_n / (1.0 + e.visits as f32);
-            let s = self.edge_q(e, fpu) + u;
+            // Walks in flight count as visits that lost (virtual loss).
+            let visits = e.visits + e.in_flight;
+            let q = if visits > 0 {
+                (e.value_sum - self.cfg.virtual_loss * e.in_flight as f32) / visits as f32
+            } else {
+                fpu
+            };
+            let u = self.cfg.c_puct * e.prior * sqrt_n / (1.0 + visits as f32);
+            let s = q + u;
             if s > best.0 {
                 best = (s, i);
             }
@@ -382,27 +446,49 @@ impl Search {
     /// Walks to the next leaf needing evaluation, backing up finished games
     /// on the way; stops when the budget is spent.
     pub fn advance(&mut self) -> Advance {
-        if self.pending.is_some() {
-            return Advance::NeedsEval;
+        if self.gather(1) > 0 {
+            Advance::NeedsEval
+        } else {
+            Advance::Done
         }
+    }
+
+    /// Walks to up to `max_leaves` leaves needing evaluation (counting
+    /// those already waiting) and returns how many wait. Finished games met
+    /// on the way are backed up at once. Gathering stops early when the
+    /// budget is spent or a walk ends on a leaf that already waits (the
+    /// tree offers no other leaf worth a virtual loss). 0 means done.
+    pub fn gather(&mut self, max_leaves: usize) -> usize {
+        let max_leaves = max_leaves.max(1);
         let mut guard = 0;
-        while self.sims_done < self.target {
+        while self.pending.len() < max_leaves
+            && (self.sims_done as usize + self.pending.len()) < self.target as usize
+        {
             guard += 1;
             if guard > 100_000 {
                 // Only finished games below: nothing left to learn.
-                return Advance::Done;
+                break;
             }
             self.path.clear();
             let mut node = 0u32;
             loop {
                 let n = &self.nodes[node as usize];
                 if let Some(v) = n.terminal {
-                    self.backup(node, v);
+                    let draw = if v == 0.0 { 1.0 } else { 0.0 };
+                    self.backup(node, v, draw);
                     break;
                 }
                 if !n.expanded {
-                    self.pending = Some(node);
-                    return Advance::NeedsEval;
+                    let path = std::mem::take(&mut self.path);
+                    if n.pending {
+                        // Collision: take the walk's virtual loss back.
+                        self.collisions += 1;
+                        self.release(&path);
+                        return self.pending.len();
+                    }
+                    self.nodes[node as usize].pending = true;
+                    self.pending.push((node, path));
+                    break;
                 }
                 let i = if node == 0 && self.gumbel.is_some() {
                     self.gumbel_next()
@@ -411,6 +497,8 @@ impl Search {
                 };
                 let ei = self.nodes[node as usize].first_edge + i;
                 self.path.push((node, ei));
+                self.nodes[node as usize].in_flight += 1;
+                self.edges[ei as usize].in_flight += 1;
                 let child = self.edges[ei as usize].child;
                 node = if child == NONE {
                     let mv = self.edges[ei as usize].mv;
@@ -423,12 +511,58 @@ impl Search {
                 };
             }
         }
-        Advance::Done
+        self.pending.len()
     }
 
-    /// The pending leaf, as an evaluator request.
+    /// Takes the virtual loss of one walk off its path.
+    fn release(&mut self, path: &[(u32, u32)]) {
+        for &(node, edge) in path {
+            self.nodes[node as usize].in_flight -= 1;
+            self.edges[edge as usize].in_flight -= 1;
+        }
+    }
+
+    /// Drops every waiting leaf unevaluated, with its virtual loss.
+    pub fn cancel_pending(&mut self) {
+        for (leaf, path) in std::mem::take(&mut self.pending) {
+            self.release(&path);
+            self.nodes[leaf as usize].pending = false;
+        }
+        self.path.clear();
+    }
+
+    /// Leaves waiting for the evaluator.
+    pub fn pending_leaves(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Walks that found their leaf already waiting, over this search's life.
+    pub fn collisions(&self) -> u64 {
+        self.collisions
+    }
+
+    /// Virtual losses still on the tree: 0 whenever no leaf waits.
+    pub fn virtual_loss_left(&self) -> u64 {
+        self.nodes.iter().map(|n| n.in_flight as u64).sum::<u64>()
+            + self.edges.iter().map(|e| e.in_flight as u64).sum::<u64>()
+    }
+
+    /// The first waiting leaf, as an evaluator request.
     pub fn leaf_request(&self) -> EvalRequest<'_> {
-        let n = &self.nodes[self.pending.expect("a pending leaf") as usize];
+        self.request_for(self.pending.first().expect("a pending leaf").0)
+    }
+
+    /// Every waiting leaf, as evaluator requests, in the order
+    /// `apply_batch` takes their evaluations.
+    pub fn leaf_requests(&self) -> Vec<EvalRequest<'_>> {
+        self.pending
+            .iter()
+            .map(|&(leaf, _)| self.request_for(leaf))
+            .collect()
+    }
+
+    fn request_for(&self, leaf: u32) -> EvalRequest<'_> {
+        let n = &self.nodes[leaf as usize];
         let first = n.first_edge as usize;
         EvalRequest {
             position: &n.pos,
@@ -437,9 +571,62 @@ impl Search {
         }
     }
 
-    /// Hands back the evaluation of the pending leaf.
+    /// Hands back the evaluation of the first waiting leaf.
     pub fn apply<R: Rng>(&mut self, eval: &Evaluation, rng: &mut R) {
-        let leaf = self.pending.take().expect("a pending leaf");
+        let (leaf, path) = self.pending.remove(0);
+        self.apply_leaf(leaf, path, eval, rng);
+    }
+
+    /// The waiting leaves from the `skip`-th on, as owned requests that can
+    /// go to another thread while the tree gathers more.
+    pub fn owned_requests(&self, skip: usize) -> Vec<OwnedRequest> {
+        self.pending[skip.min(self.pending.len())..]
+            .iter()
+            .map(|&(leaf, _)| {
+                let r = self.request_for(leaf);
+                OwnedRequest {
+                    position: *r.position,
+                    moves: r.moves.to_vec(),
+                    repetitions: r.repetitions,
+                }
+            })
+            .collect()
+    }
+
+    /// Hands back the evaluations of the first `evals.len()` waiting leaves
+    /// (the oldest), leaving later ones waiting.
+    pub fn apply_first<R: Rng>(&mut self, evals: &[Evaluation], rng: &mut R) {
+        assert!(
+            evals.len() <= self.pending.len(),
+            "more evaluations than leaves"
+        );
+        let rest = self.pending.split_off(evals.len());
+        for ((leaf, path), eval) in std::mem::replace(&mut self.pending, rest)
+            .into_iter()
+            .zip(evals)
+        {
+            self.apply_leaf(leaf, path, eval, rng);
+        }
+    }
+
+    /// Hands back the evaluations of every waiting leaf, in the order of
+    /// `leaf_requests`.
+    pub fn apply_batch<R: Rng>(&mut self, evals: &[Evaluation], rng: &mut R) {
+        assert_eq!(evals.len(), self.pending.len(), "one evaluation per leaf");
+        for ((leaf, path), eval) in std::mem::take(&mut self.pending).into_iter().zip(evals) {
+            self.apply_leaf(leaf, path, eval, rng);
+        }
+    }
+
+    fn apply_leaf<R: Rng>(
+        &mut self,
+        leaf: u32,
+        path: Vec<(u32, u32)>,
+        eval: &Evaluation,
+        rng: &mut R,
+    ) {
+        self.path = path;
+        self.nodes[leaf as usize].pending = false;
         let (first, n) = {
             let node = &self.nodes[leaf as usize];
             (node.first_edge as usize, node.n_edges as usize)
@@ -467,26 +654,33 @@ impl Search {
             };
         }
         self.nodes[leaf as usize].expanded = true;
-        self.backup(leaf, eval.value());
+        self.backup(leaf, eval.value(), eval.wdl[1]);
         if leaf == 0 {
             self.prepare_root(rng);
         }
     }
 
-    fn backup(&mut self, leaf: u32, value: f32) {
+    /// Backs `value` (for the side to move at `leaf`) and the draw
+    /// probability up the current path, and takes the path's virtual loss off.
+    fn backup(&mut self, leaf: u32, value: f32, draw: f32) {
         let mut v = value;
         let l = &mut self.nodes[leaf as usize];
         l.visits += 1;
         l.value_sum += v;
-        for &(node, edge) in self.path.iter().rev() {
+        let path = std::mem::take(&mut self.path);
+        for &(node, edge) in path.iter().rev() {
             v = -v;
             let e = &mut self.edges[edge as usize];
             e.visits += 1;
             e.value_sum += v;
+            e.draw_sum += draw;
+            e.in_flight -= 1;
             let n = &mut self.nodes[node as usize];
             n.visits += 1;
             n.value_sum += v;
+            n.in_flight -= 1;
         }
+        self.path = path;
         self.path.clear();
         self.sims_done += 1;
     }
@@ -588,9 +782,8 @@ impl Search {
             .find(|e| e.mv == mv)
             .map(|e| e.child)
             .unwrap_or(NONE);
+        self.cancel_pending();
         self.history = game_after.history().to_vec();
-        self.path.clear();
-        self.pending = None;
         self.gumbel = None;
         // A kept child has no win on the spot (it would be a finished node).
         self.root_win = None;
@@ -626,6 +819,58 @@ impl Search {
             self.nodes[new as usize].first_edge = first;
         }
         self.nodes[0].repetitions = game_after.position().repetitions(&self.history).min(255) as u8;
+    }
+
+    /// Every root move, most visited first (ties: higher prior first).
+    pub fn analysis(&self) -> Vec<MoveAnalysis> {
+        let root = &self.nodes[0];
+        let (first, n) = (root.first_edge as usize, root.n_edges as usize);
+        let mut out: Vec<MoveAnalysis> = self.edges[first..first + n]
+            .iter()
+            .map(|e| {
+                let (q, wdl) = if e.visits > 0 {
+                    let q = e.value_sum / e.visits as f32;
+                    let d = (e.draw_sum / e.visits as f32).clamp(0.0, 1.0);
+                    let w = ((1.0 + q - d) / 2.0).clamp(0.0, 1.0);
+                    let l = ((1.0 - q - d) / 2.0).clamp(0.0, 1.0);
+                    (Some(q), Some([w, d, l]))
+                } else {
+                    (None, None)
+                };
+                let mut pv = vec![e.mv];
+                let mut node = e.child;
+                while node != NONE && pv.len() < 64 {
+                    let nd = &self.nodes[node as usize];
+                    let best = self.edges
+                        [nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize]
+                        .iter()
+                        .filter(|c| c.visits > 0)
+                        .max_by_key(|c| c.visits);
+                    match best {
+                        Some(c) => {
+                            pv.push(c.mv);
+                            node = c.child;
+                        }
+                        None => break,
+                    }
+                }
+                MoveAnalysis {
+                    mv: e.mv,
+                    visits: e.visits,
+                    prior: e.prior,
+                    q,
+                    wdl,
+                    pv,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
+        out
+    }
+
+    /// Mean value of the root for its side to move (0 before any visit).
+    pub fn value(&self) -> f32 {
+        self.root_value()
     }
 
     /// Nodes in the tree (for tests and statistics).

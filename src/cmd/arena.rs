@@ -1,10 +1,11 @@
 use anyhow::{bail, Context, Result};
-use brandubh_eval::arena::OpeningFilter;
+use brandubh_eval::arena::{OpeningFilter, TimeControl};
 use brandubh_eval::stats::Sprt;
 use brandubh_eval::{run_match, MatchConfig, MatchSummary, PlayerSpec};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -35,9 +36,17 @@ pub struct Args {
     /// Node limit of the search that scores openings for --balanced.
     #[arg(long, default_value_t = 300_000, value_name = "NODES")]
     balance_nodes: u64,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
+    /// Games played at once (default: all cores; 1 when a player is an MCTS
+    /// player with a time limit or the match has a clock, so that a timed
+    /// player's threads are not shared with another game).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: Option<u64>,
+    /// A game clock for each player, replacing the specs' own time limits:
+    /// MAIN[+INCREMENT][/PERIODSxOVERTIME] in seconds, e.g. `60+1` or
+    /// `30/3x5` (30 s, then three 5 s byo-yomi periods). The players decide
+    /// how long to think; a player whose clock runs out loses the game.
+    #[arg(long, value_name = "CONTROL")]
+    clock: Option<String>,
     /// Seed for openings and any random player.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -57,6 +66,45 @@ pub struct Args {
     json: bool,
 }
 
+/// `MAIN[+INC][/PERIODSxOVERTIME]`, in seconds.
+fn parse_clock(s: &str) -> Result<TimeControl> {
+    let bad = || {
+        anyhow::anyhow!("--clock `{s}`: expected MAIN[+INCREMENT][/PERIODSxOVERTIME] in seconds, e.g. 60+1 or 30/3x5")
+    };
+    let secs = |t: &str| -> Result<Duration> {
+        let x: f64 = t.trim().parse().map_err(|_| bad())?;
+        if !(0.0..=86_400.0).contains(&x) {
+            bail!("--clock `{s}`: `{t}` is not between 0 and 86400 seconds");
+        }
+        Ok(Duration::from_secs_f64(x))
+    };
+    let (rest, overtime) = match s.split_once('/') {
+        Some((r, o)) => {
+            let (n, t) = o.split_once('x').ok_or_else(bad)?;
+            let n: u32 = n.trim().parse().map_err(|_| bad())?;
+            if n > 1000 {
+                bail!("--clock `{s}`: at most 1000 overtime periods");
+            }
+            (r, Some((n, secs(t)?)))
+        }
+        None => (s, None),
+    };
+    let (main, inc) = match rest.split_once('+') {
+        Some((m, i)) => (secs(m)?, secs(i)?),
+        None => (secs(rest)?, Duration::ZERO),
+    };
+    let (periods, overtime) = overtime.unwrap_or((0, Duration::ZERO));
+    if main.is_zero() && (periods == 0 || overtime.is_zero()) {
+        bail!("--clock `{s}`: no time at all to play with");
+    }
+    Ok(TimeControl {
+        main,
+        increment: inc,
+        overtime,
+        overtime_periods: periods,
+    })
+}
+
 fn parse_sprt(s: &str) -> Result<Sprt> {
     let (a, b) = s
         .split_once(',')
@@ -73,13 +121,20 @@ fn parse_sprt(s: &str) -> Result<Sprt> {
 
 pub fn run(a: Args) -> Result<()> {
     let rules = Arc::new(super::load_rules(&a.rules)?);
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let (pa, pb) = (PlayerSpec::parse(&a.a)?, PlayerSpec::parse(&a.b)?);
+    let clock = a.clock.as_deref().map(parse_clock).transpose()?;
+    let timed_mcts = [&pa, &pb]
+        .iter()
+        .any(|p| p.kind == "mcts" && (p.is_timed() || clock.is_some()));
+    let threads = match a.threads {
+        Some(t) => t as usize,
+        None if timed_mcts || clock.is_some() => 1,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
     let cfg = MatchConfig {
         rules,
-        a: PlayerSpec::parse(&a.a)?,
-        b: PlayerSpec::parse(&a.b)?,
+        a: pa,
+        b: pb,
         pairs: a.pairs,
         openings: a.openings,
         seed: a.seed,
@@ -91,6 +146,7 @@ pub fn run(a: Args) -> Result<()> {
             margin: m.min(i32::MAX as u32) as i32,
             nodes: a.balance_nodes.max(1),
         }),
+        clock,
     };
     if cfg.a.kind == "human" || cfg.b.kind == "human" {
         bail!("the arena plays engines against each other; use `brandubh play` for a human player");
@@ -142,6 +198,14 @@ fn print_summary(s: &MatchSummary) {
             format!("{}/{}/{}", att.wins, att.draws, att.losses),
             format!("{}/{}/{}", def.wins, def.draws, def.losses)
         );
+    }
+    for (name, t) in [("A", s.a_times), ("B", s.b_times)] {
+        if t.moves > 0 {
+            println!(
+                "{name} time per move: mean {:.1} ms, max {:.1} ms over {} moves",
+                t.mean_ms, t.max_ms, t.moves
+            );
+        }
     }
     let p = s.pentanomial.0;
     println!("pair results for A (0, ½, 1, 1½, 2 points): {p:?}");

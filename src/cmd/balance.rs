@@ -106,6 +106,7 @@ fn play_games(a: &Args) -> Result<Vec<GameOutcome>> {
             sprt: None,
             swap_sides: same,
             balanced: None,
+            clock: None,
         };
         let file = a.out.join(format!("games-{name}.jsonl"));
         let (_, games) = run_match(&cfg, Some(&file), &|_| bar.inc(1))?;

@@ -1,5 +1,6 @@
 //! Subcommands, one file each.
 
+mod analyze;
 mod arena;
 mod balance;
 mod export;
@@ -42,6 +43,9 @@ enum Command {
     Play(play::Args),
     /// Run the alpha-beta baseline on a position: best move, score, depth, speed.
     Search(search::Args),
+    /// Ask a player about a position: MCTS moves with visits, prior, Q, W/D/L
+    /// and lines; alpha-beta score, depth and line.
+    Analyze(analyze::Args),
     /// Fit the alpha-beta evaluation weights to the results of recorded games.
     TuneEval(tune::Args),
     /// Play a match of game pairs (sides swapped) between two players: Elo, CI, LOS, SPRT.
@@ -69,6 +73,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Show(a) => show::run(a),
         Command::Play(a) => play::run(a),
         Command::Search(a) => search::run(a),
+        Command::Analyze(a) => analyze::run(a),
         Command::TuneEval(a) => tune::run(a),
         Command::Match(a) => arena::run(a),
         Command::Ratings(a) => ratings::run(a),

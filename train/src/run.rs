@@ -607,13 +607,27 @@ impl Run {
         Ok(())
     }
 
-    /// The arena spec (and rating name) of the MCTS player of checkpoint `dir`.
+    /// The arena spec (and rating name) of the MCTS player of checkpoint
+    /// `dir`: the run's PUCT settings (named in the spec where they differ
+    /// from the player defaults), no noise, the run's evaluation simulations.
     fn mcts_spec(&self, dir: &Path) -> String {
-        format!(
+        let run = &self.config.selfplay.mcts;
+        let player = brandubh_selfplay::MctsConfig::default();
+        let mut spec = format!(
             "mcts:model={},sims={}",
             dir.display(),
             self.config.eval.sims
-        )
+        );
+        if run.c_puct != player.c_puct {
+            spec += &format!(",cpuct={}", run.c_puct);
+        }
+        if run.fpu_reduction != player.fpu_reduction {
+            spec += &format!(",fpu={}", run.fpu_reduction);
+        }
+        if run.gumbel != player.gumbel {
+            spec += &format!(",gumbel={}", run.gumbel as u8);
+        }
+        spec
     }
 
     /// Candidate against the current net, and against the baseline.
@@ -640,6 +654,7 @@ impl Run {
                 sprt: None,
                 swap_sides: true,
                 balanced: None,
+                clock: None,
             };
             progress.phase(&format!("iteration {it}: {file}"), pairs * 2);
             let (s, _) = run_match(&cfg, Some(&self.dir.join("arena").join(file)), &|_| {
