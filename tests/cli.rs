@@ -318,3 +318,129 @@ fn tune_eval_fits_weights_that_a_player_can_use() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn analyze_reports_both_kinds_of_player() {
+    let v = ok_json(&[
+        "analyze",
+        "--rules",
+        "wtf",
+        "--player",
+        "alphabeta:depth=3",
+        "--json",
+    ]);
+    assert_eq!(v["depth"], 3);
+    assert!(!v["pv"].as_array().unwrap().is_empty());
+    assert_eq!(v["pv"][0], v["best"]);
+    let v = ok_json(&[
+        "analyze",
+        "--rules",
+        "modern",
+        "--moves",
+        "d6-c6",
+        "--player",
+        "mcts:model=uniform,sims=300,batch=4",
+        "--top",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(v["side_to_move"], "defenders");
+    assert_eq!(v["simulations"], 300);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 5);
+    assert_eq!(moves[0]["move"], v["best"]);
+    let visits: Vec<u64> = moves
+        .iter()
+        .map(|m| m["visits"].as_u64().unwrap())
+        .collect();
+    assert!(visits.windows(2).all(|w| w[0] >= w[1]), "{visits:?}");
+    let wdl: Vec<f64> = moves[0]["wdl"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!((wdl.iter().sum::<f64>() - 1.0).abs() < 1e-3);
+    assert_eq!(moves[0]["pv"][0], moves[0]["move"]);
+    // A time limit replaces the simulation count.
+    let v = ok_json(&[
+        "analyze",
+        "--rules",
+        "wtf",
+        "--player",
+        "mcts:sims=5",
+        "--ms",
+        "200",
+        "--json",
+    ]);
+    assert!(v["simulations"].as_u64().unwrap() > 5);
+    assert!(v["seconds"].as_f64().unwrap() < 1.0);
+    // Human-readable by default.
+    let out = brandubh(&["analyze", "--rules", "wtf", "--player", "alphabeta:depth=2"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("best ") && text.contains("pv "), "{text}");
+}
+
+#[test]
+fn bad_limits_and_players_are_clear_errors() {
+    for args in [
+        &["analyze", "--player", "mcts:ms=0"][..],
+        &["analyze", "--player", "mcts:sims=99999999999"],
+        &["analyze", "--player", "mcts:speed=3"],
+        &["analyze", "--player", "mcts:model=/no/such/model"],
+        &["analyze", "--player", "alphabeta:depth=2", "--raw"],
+        &["analyze", "--player", "random"],
+        &["analyze", "--ms", "0"],
+        &[
+            "search",
+            "--rules",
+            "wtf",
+            "--tt",
+            "17592186044416",
+            "--depth",
+            "2",
+        ],
+        &["match", "--a", "random", "--b", "random", "--clock", "x"],
+        &["match", "--a", "random", "--b", "random", "--clock", "0"],
+        &["match", "--a", "random", "--b", "random", "--clock", "10/3"],
+        &["match", "--a", "alphabeta:tt=99999999999", "--b", "random"],
+    ] {
+        let out = brandubh(args);
+        // 1 for our errors, 2 for those clap finds in the arguments.
+        assert!(
+            matches!(out.status.code(), Some(1) | Some(2)),
+            "{args:?} should fail cleanly"
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_clocked_match_reports_time_per_move() {
+    let v = ok_json(&[
+        "match",
+        "--rules",
+        "wtf",
+        "--a",
+        "alphabeta:depth=6",
+        "--b",
+        "mcts:sims=100000",
+        "--pairs",
+        "1",
+        "--clock",
+        "3+0.05",
+        "--max-plies",
+        "30",
+        "--json",
+    ]);
+    assert_eq!(v["games"], 2);
+    for who in ["a_times", "b_times"] {
+        let t = &v[who];
+        assert!(t["moves"].as_u64().unwrap() > 0, "{v}");
+        // 3 s for the game: no move may take the whole clock.
+        assert!(t["max_ms"].as_f64().unwrap() < 2_000.0, "{v}");
+    }
+}

@@ -227,3 +227,55 @@ fn same_seed_same_weights_same_id() {
     assert_eq!(ids[0], ids[1], "same seed, same weights, same id");
     assert_ne!(ids[0], ids[2]);
 }
+
+#[test]
+fn tract_evaluator_matches_burn_and_the_cache_answers_alike() {
+    use brandubh_model::TractEvaluator;
+    use brandubh_selfplay::CachedEvaluator;
+    let r = rules("modern");
+    let device = Device::flex();
+    device.seed(5);
+    let config = NetConfig::new();
+    let net = config.init(&device);
+    let flex = NetEvaluator::new(&net, device, r.clone(), "t".into());
+    let tract = TractEvaluator::new(&net, &config, r.clone(), "t".into()).unwrap();
+    let games = some_positions(&r);
+    let a = eval_all(&flex, &games);
+    // One call on the current pool (threads slice the batch) and one at a time.
+    let b = eval_all(&tract, &games);
+    for (x, y) in a.iter().zip(&b) {
+        for (p, q) in x.priors.iter().zip(&y.priors) {
+            assert!((p - q).abs() < 1e-4, "prior {p} vs {q}");
+        }
+        for (p, q) in x.wdl.iter().zip(&y.wdl) {
+            assert!((p - q).abs() < 1e-4, "wdl {p} vs {q}");
+        }
+    }
+    let cached = CachedEvaluator::new(Arc::new(tract), 1000);
+    let first = eval_all(&cached, &games);
+    let again = eval_all(&cached, &games);
+    assert_eq!(first, b, "a miss is the evaluator's own answer");
+    assert_eq!(again, b, "a hit returns the same evaluation");
+    assert_eq!(cached.stats(), (games.len() as u64, games.len() as u64));
+}
+
+#[test]
+fn a_model_is_loaded_once_per_process() {
+    brandubh_selfplay::register_model_loader(load_evaluator);
+    let r = rules("wtf");
+    let dir = tmp("load-once");
+    let device = Device::flex();
+    let config = NetConfig::new();
+    save(&dir, &config.init(&device), &config, &r, 0, 0, "test").unwrap();
+    let spec = dir.to_str().unwrap();
+    let a = brandubh_selfplay::load_evaluator(spec, &r).unwrap();
+    let b = brandubh_selfplay::load_evaluator(spec, &r).unwrap();
+    assert!(Arc::ptr_eq(&a, &b), "the second load shares the first");
+    // Saved again under the same path: loaded afresh.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    save(&dir, &config.init(&device), &config, &r, 1, 0, "test").unwrap();
+    let c = brandubh_selfplay::load_evaluator(spec, &r).unwrap();
+    assert!(!Arc::ptr_eq(&a, &c));
+    assert_ne!(a.id(), c.id());
+    std::fs::remove_dir_all(&dir).ok();
+}

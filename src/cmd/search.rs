@@ -6,17 +6,19 @@ use serde_json::json;
 pub struct Args {
     #[command(flatten)]
     game: super::GameArgs,
-    #[arg(long)]
+    /// Stop after this depth (1–64).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: Option<u32>,
-    /// Stop after this many milliseconds (default 1000 when no limit is given).
-    #[arg(long)]
+    /// Stop after this many milliseconds (default 1000 when no limit is
+    /// given; at most a day).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     ms: Option<u64>,
     /// Stop after this many nodes.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 64)]
-    tt: usize,
+    /// Transposition table size in MiB (1–16384).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=16_384))]
+    tt: u64,
     /// Evaluation weights (TOML); default: the rule set's built-in weights
     /// (configs/eval/RULES.toml where one exists, else configs/eval/default.toml).
     #[arg(long)]
@@ -43,7 +45,7 @@ pub fn run(a: Args) -> Result<()> {
     if limits == Limits::default() {
         limits.millis = Some(1000);
     }
-    let mut s = Searcher::new(rules.clone(), weights, a.tt);
+    let mut s = Searcher::new(rules.clone(), weights, a.tt as usize);
     let r = s.search(&game, limits);
     let pv: Vec<String> = r.pv.iter().map(|m| m.to_string()).collect();
     let nps = r.nodes as f64 / r.seconds.max(1e-9);
