@@ -149,6 +149,9 @@ pub struct Search {
     moves: MoveList,
     /// A move that wins on the spot from the root, when `win_in_one` is on.
     root_win: Option<Move>,
+    /// The root's priors before any noise: Gumbel's policy target improves
+    /// on the net's own policy, not on the noised one.
+    root_priors: Vec<f32>,
 }
 
 fn outcome_value(result: GameResult, pos: &Position) -> f32 {
@@ -179,6 +182,7 @@ impl Search {
             gumbel: None,
             moves: MoveList::new(),
             root_win: None,
+            root_priors: Vec::new(),
         };
         let root = s.new_node(*game.position());
         debug_assert_eq!(root, 0);
@@ -306,6 +310,10 @@ impl Search {
         if n == 0 {
             return;
         }
+        self.root_priors = self.edges[first..first + n]
+            .iter()
+            .map(|e| e.prior)
+            .collect();
         if let Some(w) = self.root_win {
             // Nothing to explore: all the prior on the win, no noise.
             for e in self.edges[first..first + n].iter_mut() {
@@ -697,7 +705,11 @@ impl Search {
         let (mv, target) = if let Some(g) = &self.gumbel {
             let logits: Vec<f32> = edges
                 .iter()
-                .map(|e| (e.prior + 1e-8).ln() + self.sigma(self.edge_q(e, root_v)))
+                .enumerate()
+                .map(|(i, e)| {
+                    let prior = self.root_priors.get(i).copied().unwrap_or(e.prior);
+                    (prior + 1e-8).ln() + self.sigma(self.edge_q(e, root_v))
+                })
                 .collect();
             let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             let exps: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();

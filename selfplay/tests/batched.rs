@@ -187,3 +187,35 @@ fn cancelling_leaves_in_flight_takes_their_virtual_loss_back() {
     s.advance_root(mv, &after);
     assert_eq!(s.virtual_loss_left(), 0);
 }
+
+#[test]
+fn gumbel_target_improves_on_the_net_prior_not_the_noised_one() {
+    // Flat priors, full Dirichlet noise: the noise must not reach the
+    // target, so every move the halving never visited keeps an equal share.
+    let g = Game::new(Arc::new(RuleSet::builtin("wtf").unwrap()));
+    let cfg = MctsConfig {
+        gumbel: true,
+        gumbel_considered: 4,
+        dirichlet_epsilon: 1.0,
+        ..MctsConfig::default()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut s = Search::new(g.rules().clone(), cfg, &g);
+    s.start(16, true, &mut rng);
+    while s.advance() == Advance::NeedsEval {
+        let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
+        s.apply(&e[0], &mut rng);
+    }
+    let (_, st) = s.choose(0.0, &mut rng);
+    let unvisited: Vec<f32> = st
+        .visits
+        .iter()
+        .zip(&st.target)
+        .filter(|((_, v), _)| *v == 0)
+        .map(|(_, t)| *t)
+        .collect();
+    assert!(unvisited.len() > 10);
+    for t in &unvisited {
+        assert!((t - unvisited[0]).abs() < 1e-6, "{unvisited:?}");
+    }
+}

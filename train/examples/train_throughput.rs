@@ -23,6 +23,7 @@ fn main() {
                 policy,
                 policy_weight: 1.0,
                 wdl: [1.0, 0.0, 0.0],
+                value_weight: 1.0,
             }
         })
         .collect();

@@ -1,7 +1,10 @@
 //! Training samples from self-play records: a replay window of the newest
 //! positions, drawn uniformly, each under a random one of the eight board
 //! symmetries. Only full-search positions carry a policy target; every
-//! position carries the game's result as its value target.
+//! position of a finished game carries the game's result as its value
+//! target. A game stopped at the ply cap has no result: its positions get
+//! no value target (a draw would be a guess, and a wrong one for rule sets
+//! that have no ply limit).
 
 use brandubh_model::encoding::{encode, INPUT_LEN};
 use brandubh_rules::{Position, RuleSet, Symmetry, POLICY_SIZE};
@@ -17,6 +20,8 @@ pub struct Sample {
     pub policy_weight: f32,
     /// One-hot win/draw/loss for the side to move.
     pub wdl: [f32; 3],
+    /// 1, or 0 when the game's result is unknown (stopped at the ply cap).
+    pub value_weight: f32,
 }
 
 /// A position of the window with the result of its game.
@@ -25,6 +30,8 @@ pub struct WindowEntry {
     pub record: PositionRecord,
     /// +1 / 0 / −1 for the side to move.
     pub result: i8,
+    /// The game finished (false: stopped at the ply cap, result unknown).
+    pub finished: bool,
 }
 
 /// The newest `capacity` positions of `games` (given oldest first).
@@ -38,6 +45,7 @@ pub fn window(games: &[SelfPlayGame], capacity: usize) -> Vec<WindowEntry> {
             }
             out.push(WindowEntry {
                 result: g.result_for(p.side_to_move),
+                finished: g.result.is_some(),
                 record: p.clone(),
             });
         }
@@ -87,6 +95,7 @@ pub fn sample(rules: &RuleSet, e: &WindowEntry, sym: Symmetry, value_mix: f32) -
         policy,
         policy_weight: weight,
         wdl,
+        value_weight: if e.finished { 1.0 } else { 0.0 },
     }
 }
 

@@ -10,4 +10,4 @@ pub mod trainer;
 pub use config::RunConfig;
 pub use data::{draw_batch, sample, window, Sample, WindowEntry};
 pub use run::{Progress, Run, RunState};
-pub use trainer::{StepStats, Trainer};
+pub use trainer::{cosine_lr, StepStats, Trainer};

@@ -542,9 +542,12 @@ impl Run {
         progress.inc(done, "");
         for k in done..target {
             let global = self.state.global_step + k;
-            let frac = (global as f64 / total_steps as f64).min(1.0);
-            let (lr0, lr1) = (self.config.train.lr, self.config.train.lr_final);
-            let lr = lr1 + 0.5 * (lr0 - lr1) * (1.0 + (std::f64::consts::PI * frac).cos());
+            let lr = crate::trainer::cosine_lr(
+                self.config.train.lr,
+                self.config.train.lr_final,
+                global,
+                total_steps,
+            );
             let batch = draw_batch(
                 &self.rules,
                 &win,

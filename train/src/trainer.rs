@@ -130,6 +130,9 @@ impl Trainer {
         let pt = Tensor::<2>::from_data(TensorData::new(policy, [b, POLICY_SIZE]), d);
         let w = Tensor::<2>::from_data(TensorData::new(weights.clone(), [b, 1]), d);
         let vt = Tensor::<2>::from_data(TensorData::new(wdl.clone(), [b, 3]), d);
+        let value_weights: Vec<f32> = batch.iter().map(|s| s.value_weight).collect();
+        let n_value = value_weights.iter().sum::<f32>().max(1.0);
+        let vw = Tensor::<2>::from_data(TensorData::new(value_weights.clone(), [b, 1]), d);
 
         let (p, v) = self.net().forward(x); // [B, 1176], [B, 3]
         let logp = log_softmax(p.clone(), 1);
@@ -141,7 +144,12 @@ impl Trainer {
             .neg()
             .div_scalar(n_policy);
         let logv = log_softmax(v.clone(), 1);
-        let value_loss = (vt * logv).sum_dim(1).mean().neg();
+        let value_loss = (vt * logv)
+            .sum_dim(1)
+            .mul(vw)
+            .sum()
+            .neg()
+            .div_scalar(n_value);
         let total = policy_loss.clone() + value_loss.clone();
 
         let entropy = (softmax(p.detach(), 1) * logp.detach())
@@ -151,7 +159,7 @@ impl Trainer {
         let probs = softmax(v.detach(), 1).into_data();
         let probs = probs.as_slice::<f32>().expect("f32");
         let mut right = 0;
-        for i in 0..b {
+        for i in (0..b).filter(|&i| value_weights[i] > 0.0) {
             let arg = |xs: &[f32]| (0..3).max_by(|&a, &c| xs[a].total_cmp(&xs[c])).unwrap_or(0);
             if arg(&probs[i * 3..i * 3 + 3]) == arg(&wdl[i * 3..i * 3 + 3]) {
                 right += 1;
@@ -162,7 +170,7 @@ impl Trainer {
             value_loss: value_loss.clone().into_scalar::<f32>(),
             total_loss: total.clone().into_scalar::<f32>(),
             policy_entropy: entropy.into_scalar::<f32>(),
-            value_accuracy: right as f32 / b.max(1) as f32,
+            value_accuracy: right as f32 / n_value,
         };
         let grads = total.backward();
         let net = self.net.take().expect("net present between steps");
@@ -181,4 +189,11 @@ impl Trainer {
     pub fn inference_net(&self) -> Net {
         self.net().valid()
     }
+}
+
+/// The learning rate at global step `step` of `total` steps: a cosine from
+/// `lr` at step 0 down to `lr_final` at the last step, `lr_final` after it.
+pub fn cosine_lr(lr: f64, lr_final: f64, step: u64, total: u64) -> f64 {
+    let frac = (step as f64 / total.max(1) as f64).min(1.0);
+    lr_final + 0.5 * (lr - lr_final) * (1.0 + (std::f64::consts::PI * frac).cos())
 }

@@ -32,6 +32,7 @@ fn batch(seed: u64) -> Vec<Sample> {
                 policy,
                 policy_weight: 1.0,
                 wdl,
+                value_weight: 1.0,
             }
         })
         .collect()

@@ -1,0 +1,196 @@
+//! Training targets with independent expectations: the value target's
+//! sign for each side, unfinished games, the replay window, symmetries of
+//! board and policy target, the learning-rate schedule, and a tiny net
+//! fitting a tiny batch.
+
+use brandubh_model::encoding::{encode, INPUT_LEN};
+use brandubh_model::NetConfig;
+use brandubh_rules::{Game, GameResult, Move, Position, RuleSet, Side, Symmetry, POLICY_SIZE};
+use brandubh_selfplay::{PositionRecord, SelfPlayGame};
+use brandubh_train::{cosine_lr, sample, window, Trainer, WindowEntry};
+use burn::tensor::Device;
+use std::sync::Arc;
+
+fn rules() -> Arc<RuleSet> {
+    Arc::new(RuleSet::builtin("wtf").unwrap())
+}
+
+/// A game of `plies` plies from the start (the first legal move each
+/// time), every position searched, with the played move's visits as the
+/// policy target; `result` as given.
+fn game(id: u64, plies: usize, result: Option<GameResult>) -> SelfPlayGame {
+    let r = rules();
+    let mut g = Game::new(r.clone());
+    let mut positions = Vec::new();
+    for ply in 0..plies {
+        let p = *g.position();
+        let moves: Vec<Move> = g.legal_moves().iter().copied().take(3).collect();
+        positions.push(PositionRecord {
+            ply: ply as u32,
+            board: *p.board(),
+            side_to_move: p.side_to_move(),
+            quiet_plies: p.quiet_plies() as u16,
+            repetitions: 0,
+            visits: moves
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.policy_index().unwrap(), 3 - i as u32))
+                .collect(),
+            target: vec![0.5, 1.0 / 3.0, 1.0 / 6.0],
+            root_value: 0.25,
+            full_search: true,
+            mv: moves[0].to_string(),
+            move_index: moves[0].policy_index(),
+        });
+        g.play(moves[0]).unwrap();
+    }
+    SelfPlayGame {
+        game_id: id,
+        rules: "wtf".into(),
+        rules_hash: r.hash,
+        model_id: "test".into(),
+        seed: id,
+        result,
+        reason: None,
+        plies: plies as u32,
+        moves: vec![],
+        positions,
+    }
+}
+
+#[test]
+fn the_value_target_is_the_result_for_the_side_to_move() {
+    let r = rules();
+    for (result, att, def) in [
+        (GameResult::AttackersWin, [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]),
+        (GameResult::DefendersWin, [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]),
+        (GameResult::Draw, [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]),
+    ] {
+        let w = window(&[game(1, 6, Some(result))], 100);
+        assert_eq!(w.len(), 6);
+        for e in &w {
+            let s = sample(&r, e, Symmetry(0), 0.0);
+            let want = match e.record.side_to_move {
+                Side::Attackers => att,
+                Side::Defenders => def,
+            };
+            assert_eq!(s.wdl, want, "{result:?}, {} to move", e.record.side_to_move);
+            assert_eq!(s.value_weight, 1.0);
+        }
+    }
+}
+
+#[test]
+fn an_unfinished_game_has_no_value_target() {
+    let r = rules();
+    let w = window(&[game(1, 4, None)], 100);
+    for e in &w {
+        assert!(!e.finished);
+        assert_eq!(sample(&r, e, Symmetry(0), 0.25).value_weight, 0.0);
+    }
+}
+
+#[test]
+fn the_window_holds_the_newest_positions_in_order() {
+    let games = [
+        game(1, 5, Some(GameResult::DefendersWin)),
+        game(2, 4, Some(GameResult::AttackersWin)),
+        game(3, 3, Some(GameResult::Draw)),
+    ];
+    let w: Vec<WindowEntry> = window(&games, 6);
+    let got: Vec<(i8, u32)> = w.iter().map(|e| (e.result, e.record.ply)).collect();
+    // The last 3 positions of game 2, then all of game 3, oldest first.
+    // Game 2 was won by the attackers, who move at even plies in wtf.
+    assert_eq!(rules().options.first_to_move, Side::Attackers);
+    let g2_last = |ply: u32| if ply % 2 == 0 { 1 } else { -1 };
+    assert_eq!(
+        got,
+        vec![
+            (g2_last(1), 1),
+            (g2_last(2), 2),
+            (g2_last(3), 3),
+            (0, 0),
+            (0, 1),
+            (0, 2)
+        ]
+    );
+    assert_eq!(window(&games, 100).len(), 12);
+}
+
+#[test]
+fn board_and_policy_target_move_together_under_every_symmetry() {
+    let r = rules();
+    let w = window(&[game(1, 5, Some(GameResult::DefendersWin))], 100);
+    for e in &w {
+        for sym in Symmetry::ALL {
+            let s = sample(&r, e, sym, 0.0);
+            // The planes are the encoding of the transformed position.
+            let pos = Position::from_board(&r, sym.board(&e.record.board), e.record.side_to_move)
+                .unwrap();
+            let mut pos = pos;
+            pos.set_counters(e.record.ply as u16, e.record.quiet_plies);
+            let mut planes = vec![0.0; INPUT_LEN];
+            encode(&r, &pos, 0, &mut planes);
+            assert_eq!(s.planes, planes, "{sym:?}");
+            // Each target weight sits on the transformed move, which is
+            // legal in the transformed position.
+            let mut legal = brandubh_rules::MoveList::new();
+            pos.legal_moves(&r, &mut legal);
+            let mut expect = vec![0.0; POLICY_SIZE];
+            for ((idx, _), t) in e.record.visits.iter().zip(&e.record.target) {
+                let j = sym.policy_index(*idx).unwrap();
+                expect[j as usize] = *t;
+                let mv = Move::from_policy_index(j).unwrap();
+                assert!(legal.contains(&mv), "{sym:?}: {mv} not legal");
+            }
+            assert_eq!(s.policy, expect, "{sym:?}");
+            assert_eq!(s.policy_weight, 1.0);
+        }
+    }
+}
+
+#[test]
+fn the_learning_rate_falls_from_lr_to_lr_final_on_a_cosine() {
+    let (lr, fin) = (0.002, 0.0002);
+    assert!((cosine_lr(lr, fin, 0, 100) - lr).abs() < 1e-12);
+    assert!((cosine_lr(lr, fin, 50, 100) - (lr + fin) / 2.0).abs() < 1e-12);
+    assert!((cosine_lr(lr, fin, 100, 100) - fin).abs() < 1e-12);
+    assert!(
+        (cosine_lr(lr, fin, 500, 100) - fin).abs() < 1e-12,
+        "stays at the end"
+    );
+    let steps: Vec<f64> = (0..=100).map(|k| cosine_lr(lr, fin, k, 100)).collect();
+    assert!(steps.windows(2).all(|w| w[1] <= w[0]), "never rises");
+}
+
+#[test]
+fn a_tiny_net_fits_a_tiny_batch() {
+    let r = rules();
+    let w = window(&[game(1, 4, Some(GameResult::AttackersWin))], 100);
+    let batch: Vec<_> = w.iter().map(|e| sample(&r, e, Symmetry(0), 0.0)).collect();
+    let device = Device::flex().autodiff();
+    device.seed(1);
+    let config = NetConfig::new()
+        .with_channels(8)
+        .with_blocks(1)
+        .with_value_hidden(16);
+    let mut t = Trainer::new(config.init(&device), config, device, 0.0);
+    let first = t.step(&batch, 0.01);
+    let mut last = first.clone();
+    for _ in 0..150 {
+        last = t.step(&batch, 0.01);
+    }
+    assert!(last.value_loss < 0.05, "value loss {}", last.value_loss);
+    assert_eq!(last.value_accuracy, 1.0);
+    // The policy target has entropy, so the loss tends to it, not to 0.
+    let target_entropy: f32 = [0.5f32, 1.0 / 3.0, 1.0 / 6.0]
+        .iter()
+        .map(|p| -p * p.ln())
+        .sum();
+    assert!(
+        last.policy_loss < target_entropy + 0.05 && first.policy_loss > target_entropy + 1.0,
+        "policy loss {} -> {} (target entropy {target_entropy})",
+        first.policy_loss,
+        last.policy_loss
+    );
+}
