@@ -26,6 +26,10 @@ use std::time::{Duration, Instant};
 
 /// Leaves gathered per evaluation when the spec names no `batch`.
 pub const DEFAULT_BATCH: usize = 8;
+/// The share of a time limit kept free at the end of a move (at least
+/// 1 ms): a search that stopped exactly on time overran it by up to 10 %
+/// now and then (docs/arena.md).
+pub const STOP_MARGIN: f64 = 0.03;
 /// Positions whose evaluations a player remembers (about 50 MB at most).
 pub const CACHE_POSITIONS: usize = 200_000;
 /// Simulations when the spec names neither `sims` nor `ms`.
@@ -209,10 +213,14 @@ impl MctsPlayer {
             // Send batches while a worker is free and time allows.
             while !stopping && in_flight.len() < self.workers.len() {
                 if let Some(t) = budget {
-                    // No batch that would end past the budget (the root
-                    // itself is always evaluated).
-                    let next = Duration::from_secs_f64(self.batch_secs);
-                    if batches + in_flight.len() as u64 > 0 && start.elapsed() + next >= t {
+                    // No batch that would end past the budget, with room
+                    // for a slow batch (the workers share the cores with
+                    // the search thread) and for the move's own overheads;
+                    // the root itself is always evaluated.
+                    let next = Duration::from_secs_f64(1.5 * self.batch_secs);
+                    let margin = t.mul_f64(STOP_MARGIN).max(Duration::from_millis(1));
+                    if batches + in_flight.len() as u64 > 0 && start.elapsed() + next + margin >= t
+                    {
                         stopping = true;
                         break;
                     }

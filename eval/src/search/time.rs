@@ -14,6 +14,11 @@ pub struct Limits {
 /// 91 % over 50 pairs each.)
 pub const ITERATION_START_SHARE: f64 = 0.5;
 
+/// The share of a time limit the search leaves unused, so that the move,
+/// with the clock checked only every few thousand nodes, still ends within
+/// the limit (at 100 ms a move it overran by up to 1.2 ms without it).
+pub const DEADLINE_MARGIN: f64 = 0.02;
+
 /// Decides when a search must stop.
 pub struct Clock {
     start: Instant,
@@ -26,7 +31,9 @@ impl Clock {
         let start = Instant::now();
         Clock {
             start,
-            deadline: limits.millis.map(|ms| start + Duration::from_millis(ms)),
+            deadline: limits
+                .millis
+                .map(|ms| start + Duration::from_millis(ms).mul_f64(1.0 - DEADLINE_MARGIN)),
             node_limit: limits.nodes,
         }
     }
