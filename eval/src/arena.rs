@@ -51,28 +51,19 @@ pub struct GameRecord {
 
 impl PartialEq for GameRecord {
     fn eq(&self, o: &GameRecord) -> bool {
-        let who = |r: &GameRecord| {
-            (
-                r.format,
-                r.rules.clone(),
-                r.rules_hash.clone(),
-                r.pair,
-                r.game,
-                r.seed,
-                r.attackers.clone(),
-                r.defenders.clone(),
-            )
-        };
-        let what = |r: &GameRecord| {
-            (
-                r.opening.clone(),
-                r.moves.clone(),
-                r.result.clone(),
-                r.reason.clone(),
-                r.plies,
-            )
-        };
-        who(self) == who(o) && what(self) == what(o)
+        self.format == o.format
+            && self.rules == o.rules
+            && self.rules_hash == o.rules_hash
+            && self.pair == o.pair
+            && self.game == o.game
+            && self.seed == o.seed
+            && self.attackers == o.attackers
+            && self.defenders == o.defenders
+            && self.opening == o.opening
+            && self.moves == o.moves
+            && self.result == o.result
+            && self.reason == o.reason
+            && self.plies == o.plies
     }
 }
 

@@ -35,6 +35,15 @@ pub const CACHE_POSITIONS: usize = 200_000;
 /// Simulations when the spec names neither `sims` nor `ms`.
 pub const DEFAULT_SIMS: u32 = 400;
 
+/// The simulation limit of a player limited by `sims` and/or `millis`:
+/// `sims`, or `DEFAULT_SIMS` when neither limit is given.
+pub fn sims_limit(sims: Option<u32>, millis: Option<u64>) -> Option<u32> {
+    match (sims, millis) {
+        (None, None) => Some(DEFAULT_SIMS),
+        (s, _) => s,
+    }
+}
+
 /// How an MCTS player searches: the MCTS settings (the documented
 /// defaults of `MctsConfig` with the spec's changes), its limits, the
 /// leaves per evaluation and the threads of its evaluation pool.
@@ -134,18 +143,10 @@ impl MctsPlayer {
         }
     }
 
-    /// Replaces the simulation and time limits (at least one is needed; with
-    /// neither, the default simulations).
+    /// Replaces the simulation and time limits (see `sims_limit`).
     pub fn set_limits(&mut self, sims: Option<u32>, millis: Option<u64>) {
-        self.settings.sims = match (sims, millis) {
-            (None, None) => Some(DEFAULT_SIMS),
-            (s, _) => s,
-        };
+        self.settings.sims = sims_limit(sims, millis);
         self.settings.millis = millis;
-    }
-
-    pub fn settings(&self) -> &MctsSettings {
-        &self.settings
     }
 
     /// The evaluator (for the raw policy and value in `analyze`).
@@ -287,7 +288,7 @@ impl MctsPlayer {
             elapsed,
             budget,
             best,
-            value: search.value(),
+            value: stats.value,
             moves: search.analysis(),
         };
         self.tree = Some((search, game.clone()));

@@ -1,6 +1,6 @@
 //! The `Player` interface and the simplest players.
 
-use crate::mcts_player::{MctsPlayer, MctsSettings, DEFAULT_BATCH, DEFAULT_SIMS};
+use crate::mcts_player::{sims_limit, MctsPlayer, MctsSettings, DEFAULT_BATCH};
 use crate::search::evaluation::EvalWeights;
 use crate::search::time::{GameClock, Limits};
 use crate::search::Searcher;
@@ -146,8 +146,14 @@ impl AlphaBetaPlayer {
 impl AlphaBetaPlayer {
     /// Searches `game` within the player's limits, for commands that report
     /// the search itself.
-    pub fn analyse(&mut self, game: &Game) -> crate::SearchResult {
-        self.searcher.search(game, self.limits)
+    pub fn analyse(&mut self, game: &Game) -> &crate::SearchResult {
+        self.search_within(game, self.limits)
+    }
+
+    /// Searches `game` within `limits` and keeps the result as `last`.
+    fn search_within(&mut self, game: &Game, limits: Limits) -> &crate::SearchResult {
+        let r = self.searcher.search(game, limits);
+        self.last.insert(r)
     }
 }
 
@@ -156,10 +162,7 @@ impl Player for AlphaBetaPlayer {
         self.spec.clone()
     }
     fn choose(&mut self, game: &Game) -> Move {
-        let r = self.searcher.search(game, self.limits);
-        let mv = r.best;
-        self.last = Some(r);
-        mv
+        self.search_within(game, self.limits).best
     }
     fn choose_clocked(&mut self, game: &Game, clock: &GameClock) -> Move {
         // The clock replaces any time per move; depth and node caps stay.
@@ -167,10 +170,7 @@ impl Player for AlphaBetaPlayer {
             millis: Some((clock.budget().as_millis() as u64).max(1)),
             ..self.limits
         };
-        let r = self.searcher.search(game, limits);
-        let mv = r.best;
-        self.last = Some(r);
-        mv
+        self.search_within(game, limits).best
     }
 }
 
@@ -321,10 +321,7 @@ impl PlayerSpec {
     /// The MCTS settings this spec stands for (defaults filled in).
     pub fn mcts_settings(&self) -> MctsSettings {
         let defaults = MctsConfig::default();
-        let sims = match (self.num("sims"), self.num("ms")) {
-            (None, None) => Some(DEFAULT_SIMS),
-            (s, _) => s.map(|s| s as u32),
-        };
+        let sims = sims_limit(self.num("sims").map(|s| s as u32), self.num("ms"));
         MctsSettings {
             cfg: MctsConfig {
                 gumbel: self.num("gumbel").map_or(defaults.gumbel, |g| g != 0),

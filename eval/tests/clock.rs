@@ -21,6 +21,24 @@ fn clock(remaining: u64, inc: u64, overtime: u64, periods: u32) -> GameClock {
     }
 }
 
+/// One pair in wtf under `clock`, no opening, one game at a time.
+fn clocked_match(a: &str, b: &str, clock: TimeControl) -> MatchConfig {
+    MatchConfig {
+        rules: Arc::new(RuleSet::builtin("wtf").unwrap()),
+        a: PlayerSpec::parse(a).unwrap(),
+        b: PlayerSpec::parse(b).unwrap(),
+        pairs: 1,
+        openings: 0,
+        seed: 1,
+        max_plies: 40,
+        threads: 1,
+        sprt: None,
+        swap_sides: true,
+        balanced: None,
+        clock: Some(clock),
+    }
+}
+
 #[test]
 fn the_budget_spreads_main_time_and_uses_the_increment() {
     // 60 s, nothing added: a thirtieth of it.
@@ -115,25 +133,18 @@ fn alpha_beta_keeps_to_its_clock_budget() {
 
 #[test]
 fn a_clocked_match_charges_each_player_and_records_move_times() {
-    let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
     let cfg = MatchConfig {
-        rules,
-        a: PlayerSpec::parse("alphabeta:depth=2").unwrap(),
-        b: PlayerSpec::parse("mcts:sims=64").unwrap(),
-        pairs: 1,
         openings: 2,
         seed: 4,
-        max_plies: 40,
-        threads: 1,
-        sprt: None,
-        swap_sides: true,
-        balanced: None,
-        clock: Some(TimeControl {
-            main: ms(2_000),
-            increment: ms(20),
-            overtime: ms(0),
-            overtime_periods: 0,
-        }),
+        ..clocked_match(
+            "alphabeta:depth=2",
+            "mcts:sims=64",
+            TimeControl {
+                main: ms(2_000),
+                increment: ms(20),
+                ..TimeControl::default()
+            },
+        )
     };
     let (summary, games) = run_match(&cfg, None, &|_| {}).unwrap();
     assert_eq!(games.len(), 2);
@@ -148,24 +159,17 @@ fn a_clocked_match_charges_each_player_and_records_move_times() {
 
 #[test]
 fn a_player_out_of_time_loses_on_time() {
-    let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
     // A nanosecond of main time runs out on the first move.
     let cfg = MatchConfig {
-        rules,
-        a: PlayerSpec::parse("alphabeta:depth=5").unwrap(),
-        b: PlayerSpec::parse("random").unwrap(),
-        pairs: 1,
-        openings: 0,
-        seed: 1,
-        max_plies: 40,
-        threads: 1,
-        sprt: None,
         swap_sides: false,
-        balanced: None,
-        clock: Some(TimeControl {
-            main: Duration::from_nanos(1),
-            ..TimeControl::default()
-        }),
+        ..clocked_match(
+            "alphabeta:depth=5",
+            "random",
+            TimeControl {
+                main: Duration::from_nanos(1),
+                ..TimeControl::default()
+            },
+        )
     };
     let (_, games) = run_match(&cfg, None, &|_| {}).unwrap();
     assert_eq!(games[0].reason.as_deref(), Some("time_forfeit"));

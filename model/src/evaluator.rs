@@ -55,6 +55,15 @@ impl NetEvaluator {
     }
 }
 
+/// The net's input for every request of a batch, one after another.
+pub(crate) fn encode_batch(rules: &RuleSet, batch: &[EvalRequest<'_>]) -> Vec<f32> {
+    let mut input = vec![0.0f32; batch.len() * INPUT_LEN];
+    for (r, chunk) in batch.iter().zip(input.chunks_mut(INPUT_LEN)) {
+        encode(rules, r.position, r.repetitions, chunk);
+    }
+    input
+}
+
 /// A position's evaluation from the net's raw outputs: the policy logits
 /// of its legal moves (softmax over them alone) and the softmaxed WDL.
 pub(crate) fn priors_and_wdl(r: &EvalRequest<'_>, logits: &[f32], wdl: &[f32]) -> Evaluation {
@@ -87,11 +96,7 @@ impl Evaluator for NetEvaluator {
         if n == 0 {
             return Vec::new();
         }
-        let mut input = vec![0.0f32; n * INPUT_LEN];
-        for (r, chunk) in batch.iter().zip(input.chunks_mut(INPUT_LEN)) {
-            encode(&self.rules, r.position, r.repetitions, chunk);
-        }
-        let (policy, wdl) = self.forward_raw(input, n);
+        let (policy, wdl) = self.forward_raw(encode_batch(&self.rules, batch), n);
         batch
             .iter()
             .enumerate()

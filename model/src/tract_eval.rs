@@ -7,8 +7,8 @@
 //! positions of a batch one after another, in as many slices as the
 //! current rayon pool has threads.
 
-use crate::encoding::{encode, INPUT_LEN, PLANES};
-use crate::evaluator::priors_and_wdl;
+use crate::encoding::{INPUT_LEN, PLANES};
+use crate::evaluator::{encode_batch, priors_and_wdl};
 use crate::export::{onnx_bytes, ExportError};
 use crate::net::{Net, NetConfig};
 use brandubh_rules::{RuleSet, POLICY_SIZE};
@@ -67,10 +67,7 @@ impl Evaluator for TractEvaluator {
         if n == 0 {
             return Vec::new();
         }
-        let mut input = vec![0.0f32; n * INPUT_LEN];
-        for (r, chunk) in batch.iter().zip(input.chunks_mut(INPUT_LEN)) {
-            encode(&self.rules, r.position, r.repetitions, chunk);
-        }
+        let input = encode_batch(&self.rules, batch);
         let threads = rayon::current_num_threads().max(1);
         let slice = n.div_ceil(threads);
         let outputs: Vec<Vec<f32>> = input

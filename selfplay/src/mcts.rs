@@ -581,8 +581,7 @@ impl Search {
 
     /// Hands back the evaluation of the first waiting leaf.
     pub fn apply<R: Rng>(&mut self, eval: &Evaluation, rng: &mut R) {
-        let (leaf, path) = self.pending.remove(0);
-        self.apply_leaf(leaf, path, eval, rng);
+        self.apply_first(std::slice::from_ref(eval), rng);
     }
 
     /// The waiting leaves from the `skip`-th on, as owned requests that can
@@ -621,9 +620,7 @@ impl Search {
     /// `leaf_requests`.
     pub fn apply_batch<R: Rng>(&mut self, evals: &[Evaluation], rng: &mut R) {
         assert_eq!(evals.len(), self.pending.len(), "one evaluation per leaf");
-        for ((leaf, path), eval) in std::mem::take(&mut self.pending).into_iter().zip(evals) {
-            self.apply_leaf(leaf, path, eval, rng);
-        }
+        self.apply_first(evals, rng);
     }
 
     fn apply_leaf<R: Rng>(
@@ -878,11 +875,6 @@ impl Search {
             .collect();
         out.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
         out
-    }
-
-    /// Mean value of the root for its side to move (0 before any visit).
-    pub fn value(&self) -> f32 {
-        self.root_value()
     }
 
     /// Nodes in the tree (for tests and statistics).

@@ -3,39 +3,15 @@
 //! spreads a batch over distinct leaves, counts every simulation once, and
 //! leaves no virtual loss behind.
 
-use brandubh_rules::{Bitboard, Board, Game, GameResult, Move, Position, RuleSet, Side, Square};
+mod common;
+use common::{game, puct, ALL};
+
+use brandubh_rules::{Bitboard, Game, GameResult, Move, Position, RuleSet, Side};
 use brandubh_selfplay::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
 use std::sync::Arc;
-
-const ALL: [&str; 5] = ["modern", "ludii", "wtf", "wtf-plain", "raven"];
-
-fn squares(list: &str) -> Bitboard {
-    list.split_whitespace()
-        .map(|s| s.parse::<Square>().unwrap())
-        .collect()
-}
-
-fn game(name: &str, att: &str, def: &str, king: &str, side: Side) -> Game {
-    let r = Arc::new(RuleSet::builtin(name).unwrap());
-    let b = Board {
-        attackers: squares(att),
-        defenders: squares(def),
-        king: squares(king),
-    };
-    Game::from_position(r.clone(), Position::from_board(&r, b, side).unwrap())
-}
-
-/// Plain PUCT without the win-in-one shortcut: the search itself must find
-/// the tactics.
-fn puct() -> MctsConfig {
-    MctsConfig {
-        win_in_one: false,
-        ..MctsConfig::default()
-    }
-}
 
 /// Searches `sims` simulations with `batch` leaves per evaluation,
 /// checking after every step that the virtual loss is back to zero and

@@ -1,29 +1,14 @@
 //! MCTS with the uniform evaluator on hand-made positions, self-play
 //! determinism, and Parquet records.
 
-use brandubh_rules::{Bitboard, Board, Game, GameResult, Position, RuleSet, Side, Square};
+mod common;
+use common::{game, puct, ALL};
+
+use brandubh_rules::{Bitboard, Game, GameResult, RuleSet, Side};
 use brandubh_selfplay::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
-
-const ALL: [&str; 5] = ["modern", "ludii", "wtf", "wtf-plain", "raven"];
-
-fn squares(list: &str) -> Bitboard {
-    list.split_whitespace()
-        .map(|s| s.parse::<Square>().unwrap())
-        .collect()
-}
-
-fn game(name: &str, att: &str, def: &str, king: &str, side: Side) -> Game {
-    let r = Arc::new(RuleSet::builtin(name).unwrap());
-    let b = Board {
-        attackers: squares(att),
-        defenders: squares(def),
-        king: squares(king),
-    };
-    Game::from_position(r.clone(), Position::from_board(&r, b, side).unwrap())
-}
 
 /// Searches with the uniform evaluator; `noisy` adds root noise, picks
 /// with temperature 1 and uses another seed.
@@ -46,15 +31,6 @@ fn run_search(
 
 fn search(g: &Game, cfg: MctsConfig, sims: u32) -> (brandubh_rules::Move, RootStats) {
     run_search(g, cfg, sims, false)
-}
-
-/// Plain PUCT, without the win-in-one shortcut, so the tests below show
-/// that the search itself finds and avoids wins in one.
-fn puct() -> MctsConfig {
-    MctsConfig {
-        win_in_one: false,
-        ..MctsConfig::default()
-    }
 }
 
 fn gumbel() -> MctsConfig {
