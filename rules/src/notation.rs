@@ -8,7 +8,7 @@
 
 use crate::bitboard::Bitboard;
 use crate::position::{Board, Move};
-use crate::ruleset::{KingCapture, NoMoves, Repetition, Role, RuleSet, Who};
+use crate::ruleset::Role;
 use crate::square::Square;
 use std::fmt;
 use std::str::FromStr;
@@ -255,100 +255,6 @@ impl FromStr for MoveRecord {
             captures,
         })
     }
-}
-
-/// An OpenTafl rules string for a rule set, with the options OpenTafl
-/// cannot express (each named, with our setting).
-pub fn opentafl_rules(rules: &RuleSet) -> (String, Vec<String>) {
-    let o = &rules.options;
-    let mut unsupported = Vec::new();
-    let pieces = |roles: &[Role]| {
-        let mut s = String::new();
-        for (role, ch) in [
-            (Role::Attackers, 't'),
-            (Role::Defenders, 'T'),
-            (Role::King, 'K'),
-        ] {
-            if roles.contains(&role) {
-                s.push(ch);
-            }
-        }
-        s
-    };
-    let who = |w: Who| match w {
-        Who::Nobody => String::new(),
-        Who::King => "K".to_string(),
-        Who::Everyone => "tTK".to_string(),
-    };
-    let yn = |b: bool| if b { "y" } else { "n" };
-    let tfr = match o.end.repetition {
-        Repetition::Ignore => "i",
-        Repetition::Draw => "d",
-        Repetition::MoverLoses => "l",
-    };
-    let caps = [
-        o.king.capture_on_throne,
-        o.king.capture_beside_throne,
-        o.king.capture_elsewhere,
-    ];
-    let strong =
-        caps[2] == KingCapture::Surround || caps.iter().all(|&c| c == KingCapture::Surround);
-    if caps.iter().any(|&c| c != caps[0]) {
-        unsupported.push(format!(
-            "king capture differs by square (on throne: {:?}, beside: {:?}, elsewhere: {:?}); OpenTafl has one `ks`",
-            caps[0], caps[1], caps[2]
-        ));
-    }
-    if o.king.hammer != o.king.anvil {
-        unsupported.push(format!(
-            "king armed only as {} (OpenTafl `ka` is both or neither)",
-            if o.king.hammer { "hammer" } else { "anvil" }
-        ));
-    }
-    if o.end.repetition != Repetition::Ignore && o.end.repetition_count != 3 {
-        unsupported.push(format!(
-            "repetition after {} occurrences (OpenTafl: threefold)",
-            o.end.repetition_count
-        ));
-    }
-    if o.end.no_legal_moves == NoMoves::Pass {
-        unsupported.push("a side without moves passes (OpenTafl: it loses)".into());
-    }
-    if o.end.edge_rule {
-        unsupported.push("raven edge rule".into());
-    }
-    if o.end.quiet_ply_limit > 0 {
-        unsupported.push(format!(
-            "draw after {} plies without capture",
-            o.end.quiet_ply_limit
-        ));
-    }
-    if o.end.ply_limit > 0 {
-        unsupported.push(format!(
-            "game ends after {} plies ({})",
-            o.end.ply_limit,
-            o.end.ply_limit_outcome.as_str()
-        ));
-    }
-    let mut s = format!(
-        "dim:7 esc:c surf:{} atkf:{} tfr:{} ka:{} ks:{}",
-        yn(o.end.encirclement),
-        yn(o.first_to_move == crate::Side::Attackers),
-        tfr,
-        yn(o.king.hammer && o.king.anvil),
-        yn(strong),
-    );
-    s.push_str(&format!(
-        " corh:{} cenh:{} cenhe:{} cenp:{} cens:{} cors:{}",
-        pieces(&o.hostile.corners),
-        pieces(&o.hostile.occupied_throne),
-        pieces(&o.hostile.empty_throne),
-        who(o.throne.pass),
-        who(o.throne.stop),
-        who(o.corners.stop),
-    ));
-    s.push_str(&format!(" start:{}", rules.start.to_record()));
-    (s, unsupported)
 }
 
 #[cfg(test)]
