@@ -40,6 +40,8 @@ pub struct GameRecord {
     pub moves: Vec<String>,
     /// `attackers_win`, `defenders_win`, `draw`, or `unfinished` (capped).
     pub result: String,
+    /// How it ended: the rules' end reasons, or `time_forfeit`,
+    /// `engine_failure`, `illegal_move` when a player forfeited.
     pub reason: Option<String>,
     /// Total plies, opening included.
     pub plies: u32,
@@ -47,6 +49,10 @@ pub struct GameRecord {
     /// in files from before it was recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub move_us: Vec<u64>,
+    /// What went wrong when a player forfeited (an external engine that
+    /// crashed, hung or played an illegal move).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl PartialEq for GameRecord {
@@ -323,26 +329,35 @@ fn play_game(
     while !g.is_over() && (g.plies().len() as u32) < cfg.max_plies {
         let side = g.side_to_move();
         let t0 = Instant::now();
-        let mv = match &clocks {
-            Some(c) => players[side.index()].choose_clocked(&g, &c[side.index()]),
-            None => players[side.index()].choose(&g),
-        };
+        let clock = clocks.as_ref().map(|c| c[side.index()]);
+        let chosen = players[side.index()].try_choose(&g, clock.as_ref());
         let spent = t0.elapsed();
         move_us.push(spent.as_micros() as u64);
+        let mv = match chosen {
+            Ok(mv) => mv,
+            Err(f) => {
+                forfeit = Some((side, f.reason, Some(f.detail)));
+                break;
+            }
+        };
         if let Some(c) = clocks.as_mut() {
             if !charge(&mut c[side.index()], spent) {
-                forfeit = Some(side);
+                forfeit = Some((side, "time_forfeit", None));
                 break;
             }
         }
-        g.play(mv).expect("players return legal moves");
+        if let Err(e) = g.play(mv) {
+            forfeit = Some((side, "illegal_move", Some(format!("{mv}: {e}"))));
+            break;
+        }
     }
+    let detail = forfeit.as_ref().and_then(|f| f.2.clone());
     let (result, reason) = match (forfeit, g.outcome()) {
-        (Some(side), _) => (
+        (Some((side, reason, _)), _) => (
             brandubh_rules::GameResult::win_for(side.other())
                 .as_str()
                 .to_string(),
-            Some("time_forfeit".to_string()),
+            Some(reason.to_string()),
         ),
         (None, Some(o)) => (
             o.result.as_str().to_string(),
@@ -366,6 +381,7 @@ fn play_game(
         reason,
         plies: g.plies().len() as u32,
         move_us,
+        detail,
     })
 }
 

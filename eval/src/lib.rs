@@ -8,6 +8,7 @@ pub mod arena;
 pub mod balance;
 pub mod charts;
 pub mod mcts_player;
+pub mod otep;
 mod player;
 pub mod ratings;
 pub mod search;
@@ -17,7 +18,8 @@ pub mod tune;
 pub use arena::{read_records, run_match, GameRecord, MatchConfig, MatchSummary};
 pub use mcts_player::{MctsPlayer, MctsReport, MctsSettings};
 pub use player::{
-    parse_player, AlphaBetaPlayer, HumanPlayer, Player, PlayerSpec, PlayerSpecError, RandomPlayer,
+    parse_player, AlphaBetaPlayer, Forfeit, HumanPlayer, Player, PlayerSpec, PlayerSpecError,
+    RandomPlayer,
 };
 pub use search::evaluation::EvalWeights;
 pub use search::time::{GameClock, Limits};

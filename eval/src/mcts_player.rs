@@ -313,6 +313,20 @@ impl crate::Player for MctsPlayer {
             None => self.search(game, Some(clock.budget())).best,
         }
     }
+    fn analyse_lines(&mut self, game: &Game, time: Duration, n: usize) -> Vec<(Vec<Move>, f64)> {
+        let report = self.search(game, Some(time));
+        let mut moves: Vec<_> = report.moves.iter().filter(|m| m.visits > 0).collect();
+        moves.sort_by_key(|m| std::cmp::Reverse(m.visits));
+        let mut lines: Vec<(Vec<Move>, f64)> = moves
+            .into_iter()
+            .take(n.max(1))
+            .map(|m| (m.pv.clone(), m.q.unwrap_or(0.0) as f64))
+            .collect();
+        if lines.is_empty() {
+            lines.push((vec![report.best], report.value as f64));
+        }
+        lines
+    }
 }
 
 /// The move to play at once when it is the only legal one.

@@ -10,6 +10,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::{BufRead, Write};
 use std::sync::Arc;
+use std::time::Duration;
 
 pub trait Player: Send {
     /// The spec string that recreates this player.
@@ -22,6 +23,36 @@ pub trait Player: Send {
         let _ = clock;
         self.choose(game)
     }
+    /// A move, or the reason this player forfeits the game: an external
+    /// engine that crashed, hung or answered nonsense loses that game and
+    /// the match goes on. In-process players never forfeit.
+    fn try_choose(&mut self, game: &Game, clock: Option<&GameClock>) -> Result<Move, Forfeit> {
+        Ok(match clock {
+            Some(c) => self.choose_clocked(game, c),
+            None => self.choose(game),
+        })
+    }
+    /// Up to `n` lines for the side to move, best first, each with the
+    /// player's value of it for the side to move, after thinking for about
+    /// `time`. By default the move the player would play, valued 0.
+    fn analyse_lines(&mut self, game: &Game, time: Duration, n: usize) -> Vec<(Vec<Move>, f64)> {
+        let _ = n;
+        let clock = GameClock {
+            remaining: time * 2,
+            moves_to_go: Some(1),
+            ..GameClock::default()
+        };
+        vec![(vec![self.choose_clocked(game, &clock)], 0.0)]
+    }
+}
+
+/// Why a player gave up a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forfeit {
+    /// `engine_failure` or `illegal_move`: a game record's reason.
+    pub reason: &'static str,
+    /// What happened, in words.
+    pub detail: String,
 }
 
 /// Plays a uniformly random legal move, from a seeded generator.
@@ -172,6 +203,19 @@ impl Player for AlphaBetaPlayer {
         };
         self.search_within(game, limits).best
     }
+    fn analyse_lines(&mut self, game: &Game, time: Duration, _n: usize) -> Vec<(Vec<Move>, f64)> {
+        let limits = Limits {
+            millis: Some((time.as_millis() as u64).max(1)),
+            ..self.limits
+        };
+        let r = self.search_within(game, limits);
+        let line = if r.pv.is_empty() {
+            vec![r.best]
+        } else {
+            r.pv.clone()
+        };
+        vec![(line, r.score as f64)]
+    }
 }
 
 /// A parsed player spec: `KIND[:key=value,key=value…]`.
@@ -235,15 +279,29 @@ impl PlayerSpec {
     ///   `sims`), `threads=N` evaluating (default all cores), and the MCTS
     ///   settings `cpuct=F`, `fpu=F`, `gumbel=0|1`, `vloss=F` (defaults:
     ///   `MctsConfig::default()`).
+    /// - `otep:COMMAND LINE`: an external OpenTafl Engine Protocol engine,
+    ///   the rest of the spec its command line (split at whitespace; a
+    ///   first word `brandubh` is this program).
     pub fn parse(text: &str) -> Result<PlayerSpec, PlayerSpecError> {
         let err = |why: String| PlayerSpecError {
             spec: text.to_string(),
             why,
         };
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
+        if kind == "otep" {
+            // The rest is a command line, commas and colons included.
+            if rest.trim().is_empty() {
+                return Err(err("`otep:` needs the engine's command line".into()));
+            }
+            return Ok(PlayerSpec {
+                text: text.to_string(),
+                kind: kind.to_string(),
+                params: vec![("cmd".into(), rest.trim().to_string())],
+            });
+        }
         let Some(allowed) = keys_of(kind) else {
             return Err(err(
-                "unknown player (known: random, human, alphabeta, mcts)".into(),
+                "unknown player (known: random, human, alphabeta, mcts, otep)".into(),
             ));
         };
         let mut params: Vec<(String, String)> = Vec::new();
@@ -419,6 +477,17 @@ impl PlayerSpec {
                 std::io::stdout(),
             ))),
             "mcts" => Ok(Box::new(self.build_mcts(rules, seed)?)),
+            "otep" => {
+                let cmd = self.value("cmd").unwrap_or_default();
+                Ok(Box::new(
+                    crate::otep::OtepPlayer::spawn(&self.text, cmd, rules.clone()).map_err(
+                        |why| PlayerSpecError {
+                            spec: self.text.clone(),
+                            why,
+                        },
+                    )?,
+                ))
+            }
             _ => Ok(Box::new(self.build_alphabeta(rules)?)),
         }
     }

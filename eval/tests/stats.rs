@@ -94,6 +94,7 @@ fn rec(att: &str, def: &str, result: &str) -> GameRecord {
         reason: None,
         plies: 0,
         move_us: vec![],
+        detail: None,
     }
 }
 

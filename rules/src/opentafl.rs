@@ -173,7 +173,11 @@ pub fn from_opentafl(text: &str) -> Result<RuleSet, OpenTaflRulesError> {
             "dim" | "start" | "name" => {}
             "esc" => {
                 if v != "c" {
-                    return Err(unsupported(k, v, "only escape to the corners is played here"));
+                    return Err(unsupported(
+                        k,
+                        v,
+                        "only escape to the corners is played here",
+                    ));
                 }
             }
             "surf" => o.end.encirclement = yes_no(k, v)?,
@@ -229,7 +233,11 @@ pub fn from_opentafl(text: &str) -> Result<RuleSet, OpenTaflRulesError> {
             }
             "kj" | "sw" | "ber" | "efe" => {
                 if v != "n" {
-                    return Err(unsupported(k, v, "jumps, shieldwalls, edge forts and berserk moves are not played here"));
+                    return Err(unsupported(
+                        k,
+                        v,
+                        "jumps, shieldwalls, edge forts and berserk moves are not played here",
+                    ));
                 }
             }
             // Jumps of knights and commanders, and shieldwall flanking, do
@@ -249,7 +257,11 @@ pub fn from_opentafl(text: &str) -> Result<RuleSet, OpenTaflRulesError> {
                     }
                 }
                 if v != "default" && set != Bitboard::CORNERS {
-                    return Err(unsupported(k, v, "the corners are always a1, g1, a7 and g7 here"));
+                    return Err(unsupported(
+                        k,
+                        v,
+                        "the corners are always a1, g1, a7 and g7 here",
+                    ));
                 }
             }
             "cen" => {
@@ -438,9 +450,17 @@ mod tests {
             let back = from_opentafl(&text).unwrap_or_else(|e| panic!("{name}: {text}: {e}"));
             let kc = &rules.options.king;
             let king_exact = matches!(
-                (kc.capture_on_throne, kc.capture_beside_throne, kc.capture_elsewhere),
+                (
+                    kc.capture_on_throne,
+                    kc.capture_beside_throne,
+                    kc.capture_elsewhere
+                ),
                 (KingCapture::Surround, KingCapture::Surround, _)
-                    | (KingCapture::Sandwich, KingCapture::Sandwich, KingCapture::Sandwich)
+                    | (
+                        KingCapture::Sandwich,
+                        KingCapture::Sandwich,
+                        KingCapture::Sandwich
+                    )
             );
             if king_exact {
                 assert_eq!(
@@ -511,7 +531,10 @@ mod tests {
             let err = from_opentafl(&text).unwrap_err().to_string();
             assert!(err.contains(named), "{entry}: {err}");
         }
-        assert!(from_opentafl("dim:7 ks:n").unwrap_err().to_string().contains("start"));
+        assert!(from_opentafl("dim:7 ks:n")
+            .unwrap_err()
+            .to_string()
+            .contains("start"));
         assert!(from_opentafl("dim:7 nonsense start:/7/7/7/7/7/7/7/").is_err());
         assert!(from_opentafl("dim:7 start:/3t3/3t3/3T3/ttT1Ttt/3T3/3t3/3t3/").is_err());
     }

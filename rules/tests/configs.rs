@@ -194,7 +194,9 @@ fn opentafl_rules_strings() {
         "{s}"
     );
     assert!(
-        missing.iter().any(|m| m.contains("king capture on the throne")),
+        missing
+            .iter()
+            .any(|m| m.contains("king capture on the throne")),
         "{missing:?}"
     );
     let (s, missing) = opentafl_rules(&rules("raven"));

@@ -3,6 +3,7 @@
 mod analyze;
 mod arena;
 mod balance;
+mod engine;
 mod export;
 mod init_model;
 mod perft;
@@ -39,6 +40,9 @@ enum Command {
     Perft(perft::Args),
     /// Play moves from a position and show the board, status and legal moves.
     Show(show::Args),
+    /// Play as an OpenTafl Engine Protocol engine on stdin/stdout (for OpenTafl
+    /// and other hosts; `otep:` players are the other side of it).
+    Engine(engine::Args),
     /// Play a game in the terminal (human, random or alpha-beta on each side).
     Play(play::Args),
     /// Run the alpha-beta baseline on a position: best move, score, depth, speed.
@@ -72,6 +76,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(a) => perft::run(a),
         Command::Show(a) => show::run(a),
         Command::Play(a) => play::run(a),
+        Command::Engine(a) => engine::run(a),
         Command::Search(a) => search::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::TuneEval(a) => tune::run(a),
@@ -95,7 +100,12 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// The rule set named on the command line.
+/// An OpenTafl rules string (`dim:7 …`) is read as OpenTafl plays it.
 pub fn load_rules(name: &str) -> Result<RuleSet> {
+    if name.trim_start().starts_with("dim:") {
+        return brandubh_rules::from_opentafl(name)
+            .with_context(|| "reading an OpenTafl rules string".to_string());
+    }
     RuleSet::named(name).with_context(|| format!("loading rule set `{name}`"))
 }
 

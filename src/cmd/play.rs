@@ -39,7 +39,13 @@ pub fn run(a: Args) -> Result<()> {
         print!("{}", game.position().board().diagram());
         let side = game.side_to_move();
         let player = &mut players[side.index()];
-        let mv = player.choose(&game);
+        let mv = match player.try_choose(&game, None) {
+            Ok(mv) => mv,
+            Err(f) => {
+                println!("{} ({}) forfeits: {}", side, player.name(), f.detail);
+                return Ok(());
+            }
+        };
         game.play(mv)?;
         let rec = game.plies().last().expect("just played").record();
         println!(
