@@ -157,3 +157,67 @@ fn a_broken_engine_forfeits_and_the_match_goes_on() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Match games written as OpenTafl game files read back to the same end.
+#[test]
+fn opentafl_game_files_round_trip() {
+    let dir = std::env::temp_dir().join(format!("brandubh-otg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = Command::new(bin())
+        .args([
+            "match",
+            "--rules",
+            "wtf",
+            "--a",
+            "alphabeta:depth=2",
+            "--b",
+            "random",
+        ])
+        .args(["--pairs", "2", "--threads", "1", "--json", "--out"])
+        .arg(dir.join("m.jsonl"))
+        .arg("--otg")
+        .arg(dir.join("otg"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let records = games(&dir.join("m.jsonl"));
+    // The same files again, from the JSON lines.
+    let o = Command::new(bin())
+        .args(["export-games", "--out"])
+        .arg(dir.join("again"))
+        .arg(dir.join("m.jsonl"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for r in &records {
+        let (pair, game) = (r["pair"].as_u64().unwrap(), r["game"].as_u64().unwrap());
+        let name = format!("pair-{pair:05}-game-{game}.otg");
+        let file = dir.join("otg").join(&name);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(
+            text,
+            std::fs::read_to_string(dir.join("again/m").join(&name)).unwrap()
+        );
+        let o = Command::new(bin())
+            .args(["show", "--json", "--game"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["rules"], "wtf");
+        assert_eq!(v["status"], r["result"], "{name}");
+        let plies = v["plies"].as_array().unwrap().len() as u64;
+        assert_eq!(plies, r["plies"].as_u64().unwrap());
+    }
+    // A broken file names its line.
+    std::fs::write(dir.join("bad.otg"), "[rules:dim:7 start:/7/]\n\n1. a1-a2\n").unwrap();
+    let o = Command::new(bin())
+        .args(["show", "--game"])
+        .arg(dir.join("bad.otg"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line 1"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -436,7 +436,7 @@ mod tests {
         ] {
             list.sort();
         }
-        let mut sq = |v: &mut Vec<String>| v.sort();
+        let sq = |v: &mut Vec<String>| v.sort();
         sq(&mut o.setup.attackers);
         sq(&mut o.setup.defenders);
         o

@@ -61,6 +61,10 @@ pub struct Args {
     /// Write every finished game here as JSON lines (see docs/arena.md).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Also write every game as an OpenTafl game file (.otg) in this
+    /// directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    otg: Option<PathBuf>,
     /// Print the summary as one JSON object.
     #[arg(long)]
     json: bool,
@@ -159,8 +163,16 @@ pub fn run(a: Args) -> Result<()> {
     if a.json {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let (summary, _) = run_match(&cfg, a.out.as_deref(), &|_| bar.inc(1))?;
+    if let Some(dir) = &a.otg {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let (summary, games) = run_match(&cfg, a.out.as_deref(), &|_| bar.inc(1))?;
     bar.finish_and_clear();
+    if let Some(dir) = &a.otg {
+        for g in &games {
+            super::games::write_match_game(dir, &cfg.rules, g)?;
+        }
+    }
     if a.json {
         println!("{}", serde_json::to_string(&summary)?);
     } else {

@@ -5,6 +5,7 @@ mod arena;
 mod balance;
 mod engine;
 mod export;
+mod games;
 mod init_model;
 mod perft;
 mod play;
@@ -60,6 +61,9 @@ enum Command {
     Selfplay(selfplay::Args),
     /// Side balance per rule set: win shares with intervals, lengths, endings, charts.
     Balance(balance::Args),
+    /// Convert recorded games (match JSON lines, self-play shards) to
+    /// OpenTafl game files (.otg).
+    ExportGames(games::Args),
     /// Write a randomly initialised net checkpoint (generation 0 of a run).
     InitModel(init_model::Args),
     /// Export a checkpoint to ONNX with a model card, checked in tract.
@@ -76,6 +80,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(a) => perft::run(a),
         Command::Show(a) => show::run(a),
         Command::Play(a) => play::run(a),
+        Command::ExportGames(a) => games::run(a),
         Command::Engine(a) => engine::run(a),
         Command::Search(a) => search::run(a),
         Command::Analyze(a) => analyze::run(a),

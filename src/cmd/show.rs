@@ -1,10 +1,15 @@
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde_json::json;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
     game: super::GameArgs,
+    /// Read the game from an OpenTafl game file (.otg) instead: its rules
+    /// and moves (with --rules, --position and --moves ignored).
+    #[arg(long = "game", value_name = "FILE")]
+    game_file: Option<std::path::PathBuf>,
+    /// A net checkpoint: also show its value and top moves for the position.
     #[arg(long)]
     model: Option<std::path::PathBuf>,
     /// Print one JSON object.
@@ -13,7 +18,16 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let (rules, game) = a.game.load()?;
+    let (rules, game) = match &a.game_file {
+        None => a.game.load()?,
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let otg = brandubh_rules::read_otg(&text, &super::games::known_rules())
+                .with_context(|| format!("{}", path.display()))?;
+            (otg.game.rules().clone(), otg.game)
+        }
+    };
     let p = game.position();
     let (status, reason) = match game.outcome() {
         None => ("ongoing", String::new()),
