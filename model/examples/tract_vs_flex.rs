@@ -46,7 +46,7 @@ fn main() {
         )
         .unwrap();
         let onnx = dir.join(format!("n{c}.onnx"));
-        export(&net, &config, &meta, &rules, &onnx).unwrap();
+        export(&net, &config, &meta, &rules, &onnx, serde_json::Value::Null).unwrap();
         let ev = NetEvaluator::new(&net, device, rules.clone(), "bench".into());
         for batch in [1usize, 8, 32, 64] {
             let input: Vec<f32> = planes

@@ -130,11 +130,4 @@ impl Net {
         let v = self.value_fc2.forward(v); // [N, 3]
         (p, v)
     }
-
-    /// Both heads in one tensor `[N, 1179]` (policy logits, then WDL logits):
-    /// the single output of the ONNX export.
-    pub fn forward_joined(&self, x: Tensor<4>) -> Tensor<2> {
-        let (p, v) = self.forward(x);
-        Tensor::cat(vec![p, v], 1)
-    }
 }

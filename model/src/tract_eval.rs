@@ -56,8 +56,12 @@ impl TractEvaluator {
             .expect("one position's planes")
             .into();
         let out = self.plan.run(tvec!(x.into())).expect("a fixed plan runs");
-        let view = out[0].to_plain_array_view::<f32>().expect("f32 output");
-        view.iter().copied().collect()
+        let mut joined = Vec::with_capacity(POLICY_SIZE + 3);
+        for o in out.iter() {
+            let view = o.to_plain_array_view::<f32>().expect("f32 output");
+            joined.extend(view.iter().copied());
+        }
+        joined
     }
 }
 

@@ -169,10 +169,11 @@ fn onnx_export_matches_burn_in_tract() {
     let net = config.init(&device);
     let meta = save(&dir.join("ckpt"), &net, &config, &r, 0, 0, "test").unwrap();
     let onnx = dir.join("net.onnx");
-    let report = export(&net, &config, &meta, &r, &onnx).unwrap();
+    let report = export(&net, &config, &meta, &r, &onnx, serde_json::Value::Null).unwrap();
     assert!(report.max_abs_diff <= 1e-4, "{}", report.max_abs_diff);
+    assert_eq!(report.names, ["board", "policy", "wdl"]);
     let card: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("net.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("net.card.json")).unwrap()).unwrap();
     for key in [
         "model",
         "rules",
@@ -184,7 +185,7 @@ fn onnx_export_matches_burn_in_tract() {
     ] {
         assert!(card.get(key).is_some(), "model card lacks {key}");
     }
-    assert_eq!(card["onnx"]["input"]["name"], report.input_name.as_str());
+    assert_eq!(card["onnx"]["input"]["name"], "board");
     // The original net still runs after export, and another batch size works.
     let games = some_positions(&r);
     let ev = NetEvaluator::new(&net, device.clone(), r.clone(), "x".into());
@@ -195,15 +196,11 @@ fn onnx_export_matches_burn_in_tract() {
         input.extend(planes);
     }
     let (policy, wdl) = ev.forward_raw(input.clone(), games.len());
-    let (out, _, _) = run_tract(&onnx, &input, games.len()).unwrap();
-    for i in 0..games.len() {
-        for k in 0..1176 {
-            assert!((out[i * 1179 + k] - policy[i * 1176 + k]).abs() < 1e-4);
-        }
-        for k in 0..3 {
-            assert!((out[i * 1179 + 1176 + k] - wdl[i * 3 + k]).abs() < 1e-4);
-        }
+    let (t_policy, t_wdl, _) = run_tract(&onnx, &input, games.len()).unwrap();
+    for (a, b) in t_policy.iter().zip(&policy).chain(t_wdl.iter().zip(&wdl)) {
+        assert!((a - b).abs() < 1e-4);
     }
+    card_alone_reproduces_its_vectors(&onnx, &card);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -278,4 +275,96 @@ fn a_model_is_loaded_once_per_process() {
     assert!(!Arc::ptr_eq(&a, &c));
     assert_ne!(a.id(), c.id());
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// What a front end in another language would do with the card alone:
+/// encode each test position from the card's description of the planes,
+/// check the card's own input tensor, run the ONNX file by the names the
+/// card gives, and compare the outputs with the card's.
+fn card_alone_reproduces_its_vectors(file: &std::path::Path, card: &serde_json::Value) {
+    use tract_onnx::prelude::*;
+    let limit = card["encoding"]["quiet_ply_limit"].as_f64().unwrap() as f32;
+    let vectors = card["test_vectors"]["positions"].as_array().unwrap();
+    assert!(vectors
+        .iter()
+        .any(|v| v["plies_since_capture"].as_u64().unwrap() > 0));
+    let model = tract_onnx::onnx()
+        .model_for_path(file)
+        .unwrap()
+        .with_input_fact(0, f32::fact([1, 8, 7, 7]).into())
+        .unwrap()
+        .into_optimized()
+        .unwrap()
+        .into_runnable()
+        .unwrap();
+    for v in vectors {
+        // Planes as the card lists them; rows of the record from rank 1.
+        let mut x = vec![0.0f32; 8 * 49];
+        let rec = v["position"].as_str().unwrap();
+        for (rank, row) in rec.trim_matches('/').split('/').enumerate() {
+            let mut file = 0;
+            for ch in row.chars() {
+                if let Some(d) = ch.to_digit(10) {
+                    file += d as usize;
+                    continue;
+                }
+                let plane = match ch {
+                    't' => 0,
+                    'T' => 1,
+                    'K' => 2,
+                    _ => panic!("{ch}"),
+                };
+                x[plane * 49 + rank * 7 + file] = 1.0;
+                file += 1;
+            }
+        }
+        let fill = |x: &mut Vec<f32>, plane: usize, value: f32| {
+            x[plane * 49..(plane + 1) * 49]
+                .iter_mut()
+                .for_each(|c| *c = value)
+        };
+        if v["side_to_move"] == "defenders" {
+            fill(&mut x, 3, 1.0);
+        }
+        x[4 * 49 + 3 * 7 + 3] = 1.0;
+        for sq in [0, 6, 42, 48] {
+            x[5 * 49 + sq] = 1.0;
+        }
+        let quiet = v["plies_since_capture"].as_f64().unwrap() as f32;
+        fill(&mut x, 6, (quiet / limit).min(1.0));
+        if v["repeated"].as_bool().unwrap() {
+            fill(&mut x, 7, 1.0);
+        }
+        let card_input: Vec<f32> = v["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_f64().unwrap() as f32)
+            .collect();
+        assert_eq!(x, card_input, "{rec}");
+        let t: Tensor = tract_ndarray::Array4::from_shape_vec((1, 8, 7, 7), x)
+            .unwrap()
+            .into();
+        let out = model.run(tvec!(t.into())).unwrap();
+        let policy: Vec<f32> = out[0]
+            .to_plain_array_view::<f32>()
+            .unwrap()
+            .iter()
+            .copied()
+            .collect();
+        let wdl: Vec<f32> = out[1]
+            .to_plain_array_view::<f32>()
+            .unwrap()
+            .iter()
+            .copied()
+            .collect();
+        assert_eq!(policy.len(), 1176);
+        for (k, want) in v["wdl_logits"].as_array().unwrap().iter().enumerate() {
+            assert!((wdl[k] - want.as_f64().unwrap() as f32).abs() < 1e-4);
+        }
+        for top in v["policy_logits_top8"].as_array().unwrap() {
+            let k = top["index"].as_u64().unwrap() as usize;
+            assert!((policy[k] - top["logit"].as_f64().unwrap() as f32).abs() < 1e-4);
+        }
+    }
 }

@@ -1,7 +1,7 @@
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use brandubh_model::export::export;
 use burn::tensor::Device;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
@@ -9,7 +9,8 @@ pub struct Args {
     /// Checkpoint directory.
     #[arg(long)]
     model: PathBuf,
-    /// The ONNX file to write; the model card goes beside it as FILE.json.
+    /// The ONNX file to write; the model card goes beside it as
+    /// NAME.card.json (model.onnx → model.card.json).
     #[arg(long)]
     out: PathBuf,
 }
@@ -32,14 +33,111 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    let report = export(&net, &config, &meta, &rules, &a.out)?;
+    refuse_inputs(&a.model, &a.out)?;
+    let training = training_record(&a.model, meta.generation);
+    let report = export(&net, &config, &meta, &rules, &a.out, training)?;
     println!(
-        "wrote {} and {} (input `{}`, output `{}`); tract matches burn within {:.2e} on the test vectors",
+        "wrote {} and {} (input `{}`, outputs `{}`); tract matches burn within {:.2e} on the test vectors",
         a.out.display(),
-        a.out.with_extension("json").display(),
-        report.input_name,
-        report.output_name,
+        report.card.display(),
+        report.names[0],
+        report.names[1..].join("`, `"),
         report.max_abs_diff
     );
     Ok(())
+}
+
+/// Never writes over a file of the checkpoint being exported.
+fn refuse_inputs(model: &Path, out: &Path) -> Result<()> {
+    let card = brandubh_model::export::card_path(out);
+    let inputs: Vec<PathBuf> = std::fs::read_dir(model)
+        .with_context(|| format!("reading {}", model.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_none_or(|e| e != "onnx")
+                && !p.ends_with(card.file_name().unwrap_or_default())
+        })
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    for target in [out, card.as_path()] {
+        let canon = match (target.parent(), target.file_name()) {
+            (Some(dir), Some(name)) => {
+                let dir = if dir.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    dir
+                };
+                dir.canonicalize().map(|d| d.join(name)).ok()
+            }
+            _ => None,
+        };
+        if canon.is_some_and(|c| inputs.contains(&c)) {
+            bail!(
+                "{}: is part of the checkpoint {}; write the export elsewhere",
+                target.display(),
+                model.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The training run's record of a checkpoint inside a run directory
+/// (`RUN/checkpoints/gen-NNNN`): run, generation, config hash, games and
+/// steps trained, and its scores and rating at the time; null elsewhere.
+fn training_record(model: &Path, generation: u32) -> serde_json::Value {
+    use serde_json::json;
+    let Some(run) = model.parent().and_then(|c| c.parent()) else {
+        return serde_json::Value::Null;
+    };
+    let Ok(config) = std::fs::read(run.join("config.toml")) else {
+        return serde_json::Value::Null;
+    };
+    let config_hash = {
+        use sha2::Digest;
+        format!("{:x}", sha2::Sha256::digest(&config))
+    };
+    let records: Vec<serde_json::Value> = std::fs::read_to_string(run.join("generations.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let upto: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|r| {
+            r["iteration"]
+                .as_u64()
+                .is_some_and(|i| i <= generation as u64)
+        })
+        .collect();
+    let games: u64 = upto.iter().filter_map(|r| r["games"].as_u64()).sum();
+    let this = upto
+        .iter()
+        .find(|r| r["iteration"].as_u64() == Some(generation as u64));
+    let ratings: serde_json::Value = std::fs::read_to_string(run.join("ratings.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(serde_json::Value::Null);
+    let name = format!("gen-{generation:04}");
+    let rating = ratings
+        .get("ratings")
+        .and_then(|p| p.as_array())
+        .and_then(|ps| {
+            ps.iter().find(|p| {
+                p["player"]
+                    .as_str()
+                    .is_some_and(|n| n.contains(&format!("{name},")) || n.ends_with(&name))
+            })
+        })
+        .cloned();
+    json!({
+        "run": run.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "generation": generation,
+        "config_sha256": config_hash,
+        "selfplay_games_up_to_here": games,
+        "self_play_only": true,
+        "generation_record": this,
+        "rating": rating,
+    })
 }
