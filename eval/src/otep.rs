@@ -138,10 +138,7 @@ impl<W: Write> Engine<W> {
             "play" => self.play(rest),
             "opponent-move" => self.opponent_move(rest),
             "analyze" => self.analyze(rest),
-            "finish" => {
-                self.new_game();
-                Ok(Flow::Continue)
-            }
+            "finish" => self.finish(),
             // The host refused our last move: nothing to do but say so.
             "error" => {
                 eprintln!("host reports error {rest}");
@@ -159,6 +156,17 @@ impl<W: Write> Engine<W> {
         self.player = None;
         self.clocks = None;
         self.games += 1;
+    }
+
+    /// After `finish`: a fresh player for the next game, built at once.
+    fn finish(&mut self) -> std::io::Result<Flow> {
+        self.new_game();
+        if self.rules.is_some() {
+            if let Err(e) = self.ensure_player() {
+                return self.error(&format!("player: {e}"));
+            }
+        }
+        Ok(Flow::Continue)
     }
 
     fn rules(&mut self, text: &str) -> std::io::Result<Flow> {
@@ -181,6 +189,10 @@ impl<W: Write> Engine<W> {
         };
         self.rules = Some(rules);
         self.new_game();
+        // Built now, before the clock runs on the first `play`.
+        if let Err(e) = self.ensure_player() {
+            return self.error(&format!("player: {e}"));
+        }
         Ok(Flow::Continue)
     }
 
@@ -396,7 +408,7 @@ pub struct OtepPlayer {
     lines: Receiver<String>,
     /// Plies of the game the engine has been told of (or played itself).
     told: usize,
-    /// Whether the engine has had `rules` for this game.
+    /// Whether the engine has been told its side and the start.
     started: bool,
     /// A failure at start, reported on the first move.
     broken: Option<String>,
@@ -452,9 +464,15 @@ impl OtepPlayer {
                 Ok(_) => continue,
                 Err(e) => {
                     p.broken = Some(format!("no hello: {e}"));
-                    break;
+                    return Ok(p);
                 }
             }
+        }
+        // The rules now, so that the engine sets up before the first move's
+        // clock runs.
+        let (text, _) = opentafl_rules(&p.rules);
+        if let Err(e) = p.send(&format!("rules {text}")) {
+            p.broken = Some(e);
         }
         Ok(p)
     }
