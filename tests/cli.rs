@@ -444,3 +444,55 @@ fn a_clocked_match_reports_time_per_move() {
         assert!(t["max_ms"].as_f64().unwrap() < 2_000.0, "{v}");
     }
 }
+
+#[test]
+fn report_draws_a_runs_progress() {
+    let dir = std::env::temp_dir().join(format!("brandubh-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut lines = String::new();
+    for i in 1..=3 {
+        lines.push_str(&format!(
+            "{{\"iteration\":{i},\"selfplay_seconds\":600.0,\"train_seconds\":1200.0,\"eval_seconds\":0.0,\
+             \"attacker_share\":0.{i},\"score_vs_baseline\":0.25,\"final_policy_loss\":3.0,\"final_value_loss\":0.9}}\n"
+        ));
+    }
+    std::fs::write(dir.join("generations.jsonl"), lines).unwrap();
+    std::fs::write(
+        dir.join("ratings.json"),
+        r#"{"anchor":"alphabeta:depth=2","ratings":[
+            {"player":"mcts:model=r/checkpoints/gen-0002,sims=64","elo":-50.0,"ci95":80.0},
+            {"player":"alphabeta:depth=2","elo":0.0,"ci95":0.0}]}"#,
+    )
+    .unwrap();
+    let out = brandubh(&["report", "--run-dir", dir.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("| 2 | 1.00 | 20.0 % | 25.0 % | -50 ± 80 |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| 1 | 0.50 | 10.0 % | 25.0 % | — |"),
+        "{text}"
+    );
+    for stem in [
+        "elo_by_generation",
+        "elo_by_hour",
+        "attacker_share",
+        "losses",
+    ] {
+        for ext in ["png", "svg"] {
+            let f = dir.join("report").join(format!("{stem}.{ext}"));
+            assert!(
+                std::fs::metadata(&f).unwrap().len() > 1000,
+                "{}",
+                f.display()
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -96,3 +96,142 @@ pub fn attacker_share_chart(
     .map_err(|e| format!("{}: {e}", svg.display()))?;
     Ok(())
 }
+
+/// One line of a line chart: points `(x, y)`, each with an optional 95 %
+/// interval `(low, high)` drawn as an error bar.
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64, Option<(f64, f64)>)>,
+}
+
+/// Horizontal reference lines (a fixed player's rating, say): name, y.
+pub type Reference = (String, f64);
+
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(127, 127, 127),
+];
+
+fn draw_lines<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+    axes: (&str, &str),
+    series: &[Series],
+    refs: &[Reference],
+) -> Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let ys = series
+        .iter()
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .flat_map(|p| [Some(p.1), p.2.map(|c| c.0), p.2.map(|c| c.1)])
+        })
+        .flatten()
+        .chain(refs.iter().map(|r| r.1));
+    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
+    let (x0, x1) = if x0 > x1 {
+        (0.0, 1.0)
+    } else {
+        (x0, x1.max(x0 + 1e-9))
+    };
+    let (y0, y1) = if y0 > y1 {
+        (0.0, 1.0)
+    } else {
+        (y0, y1.max(y0 + 1e-9))
+    };
+    let pad = (y1 - y0) * 0.08;
+    let xpad = (x1 - x0) * 0.03;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(20)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d((x0 - xpad)..(x1 + xpad), (y0 - pad)..(y1 + pad))
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_label_formatter(&|x| format!("{}", (x * 100.0).round() / 100.0))
+        .x_desc(axes.0)
+        .y_desc(axes.1)
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(e)?;
+    for (i, r) in refs.iter().enumerate() {
+        let color = BLACK.mix(0.25 + 0.1 * (i % 3) as f64);
+        chart
+            .draw_series(LineSeries::new(
+                vec![(x0 - xpad, r.1), (x1 + xpad, r.1)],
+                color,
+            ))
+            .map_err(e)?
+            .label(r.0.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    }
+    for (i, s) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(s.points.iter().map(|p| (p.0, p.1)), color))
+            .map_err(e)?
+            .label(s.name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        chart
+            .draw_series(s.points.iter().filter_map(|p| {
+                p.2.map(|(lo, hi)| ErrorBar::new_vertical(p.0, lo, p.1, hi, color.filled(), 8))
+            }))
+            .map_err(e)?;
+        chart
+            .draw_series(
+                s.points
+                    .iter()
+                    .map(|p| Circle::new((p.0, p.1), 3, color.filled())),
+            )
+            .map_err(e)?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK.mix(0.3))
+        .label_font(("sans-serif", 13))
+        .draw()
+        .map_err(e)?;
+    root.present().map_err(e)?;
+    Ok(())
+}
+
+/// Writes a line chart as `STEM.png` and `STEM.svg`.
+pub fn line_chart(
+    stem: &Path,
+    title: &str,
+    axes: (&str, &str),
+    series: &[Series],
+    refs: &[Reference],
+) -> Result<(), String> {
+    ensure_font();
+    let png = stem.with_extension("png");
+    let svg = stem.with_extension("svg");
+    draw_lines(
+        BitMapBackend::new(&png, (900, 520)).into_drawing_area(),
+        title,
+        axes,
+        series,
+        refs,
+    )
+    .map_err(|e| format!("{}: {e}", png.display()))?;
+    draw_lines(
+        SVGBackend::new(&svg, (900, 520)).into_drawing_area(),
+        title,
+        axes,
+        series,
+        refs,
+    )
+    .map_err(|e| format!("{}: {e}", svg.display()))?;
+    Ok(())
+}

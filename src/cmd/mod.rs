@@ -10,6 +10,7 @@ mod init_model;
 mod perft;
 mod play;
 mod ratings;
+mod report;
 mod rules;
 mod run_loop;
 mod search;
@@ -70,6 +71,9 @@ enum Command {
     Export(export::Args),
     /// The training run: self-play, train, evaluate, generation after generation (resumable).
     Loop(run_loop::LoopArgs),
+    /// Charts and a table of a run's progress: rating per generation and per
+    /// hour, attacker share, losses (PNG and SVG).
+    Report(report::Args),
     /// One training phase of an existing run on its own.
     Train(run_loop::TrainArgs),
 }
@@ -80,6 +84,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(a) => perft::run(a),
         Command::Show(a) => show::run(a),
         Command::Play(a) => play::run(a),
+        Command::Report(a) => report::run(a),
         Command::ExportGames(a) => games::run(a),
         Command::Engine(a) => engine::run(a),
         Command::Search(a) => search::run(a),

@@ -1,0 +1,213 @@
+use anyhow::{bail, Context, Result};
+use brandubh_eval::charts::{line_chart, Series};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Charts and a table of a training run's progress, from its
+/// `generations.jsonl` and `ratings.json`.
+///
+/// Writes, as PNG and SVG: the rating of each generation (Bradley–Terry
+/// over every arena game of the run, anchored on the baseline, 95 %
+/// intervals, the ladder's fixed players as reference lines) against the
+/// generation and against training hours; the attackers' share of
+/// self-play games; the final policy and value losses. Prints the table,
+/// and writes it as `report.md`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The run directory.
+    #[arg(long)]
+    run_dir: PathBuf,
+    /// Where the charts go (default: RUN_DIR/report).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+struct Gen {
+    iteration: u64,
+    hours: f64,
+    attacker_share: f64,
+    score_vs_baseline: Option<f64>,
+    policy_loss: Option<f64>,
+    value_loss: Option<f64>,
+    rating: Option<(f64, f64)>,
+}
+
+fn read_json_lines(path: &Path) -> Result<Vec<Value>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).with_context(|| format!("{} line {}", path.display(), i + 1))
+        })
+        .collect()
+}
+
+/// The generation a rated player stands for (`…/gen-0012,…`), if any.
+fn generation_of(player: &str) -> Option<u64> {
+    let at = player.find("gen-")?;
+    player[at + 4..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect::<String>()
+        .parse()
+        .ok()
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let records = read_json_lines(&a.run_dir.join("generations.jsonl"))?;
+    if records.is_empty() {
+        bail!("{}: no generation finished yet", a.run_dir.display());
+    }
+    let ratings: Value = match std::fs::read_to_string(a.run_dir.join("ratings.json")) {
+        Ok(t) => serde_json::from_str(&t).context("reading ratings.json")?,
+        Err(_) => Value::Null,
+    };
+    let rated: Vec<&Value> = ratings["ratings"]
+        .as_array()
+        .map(|v| v.iter().collect())
+        .unwrap_or_default();
+    let anchor = ratings["anchor"]
+        .as_str()
+        .unwrap_or("the baseline")
+        .to_string();
+    let mut hours = 0.0;
+    let mut gens = Vec::new();
+    for r in &records {
+        let secs: f64 = ["selfplay_seconds", "train_seconds", "eval_seconds"]
+            .iter()
+            .filter_map(|k| r[*k].as_f64())
+            .sum();
+        hours += secs / 3600.0;
+        let iteration = r["iteration"].as_u64().unwrap_or(0);
+        let rating = rated
+            .iter()
+            .find(|p| p["player"].as_str().and_then(generation_of) == Some(iteration))
+            .and_then(|p| Some((p["elo"].as_f64()?, p["ci95"].as_f64()?)));
+        gens.push(Gen {
+            iteration,
+            hours,
+            attacker_share: r["attacker_share"].as_f64().unwrap_or(f64::NAN),
+            score_vs_baseline: r["score_vs_baseline"].as_f64(),
+            policy_loss: r["final_policy_loss"].as_f64(),
+            value_loss: r["final_value_loss"].as_f64(),
+            rating,
+        });
+    }
+    let refs: Vec<(String, f64)> = rated
+        .iter()
+        .filter(|p| {
+            p["player"]
+                .as_str()
+                .is_some_and(|n| generation_of(n).is_none())
+        })
+        .filter_map(|p| Some((p["player"].as_str()?.to_string(), p["elo"].as_f64()?)))
+        .collect();
+    let out = a.out.clone().unwrap_or_else(|| a.run_dir.join("report"));
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let run_name = a
+        .run_dir
+        .file_name()
+        .map_or("run".to_string(), |n| n.to_string_lossy().into_owned());
+    let rating_points = |x: &dyn Fn(&Gen) -> f64| -> Vec<(f64, f64, Option<(f64, f64)>)> {
+        gens.iter()
+            .filter_map(|g| g.rating.map(|(e, ci)| (x(g), e, Some((e - ci, e + ci)))))
+            .collect()
+    };
+    let y_elo = format!("Elo (anchor {anchor} = 0), 95 % CI");
+    let charts: Vec<(&str, String, (&str, &str), Vec<Series>, Vec<(String, f64)>)> = vec![
+        (
+            "elo_by_generation",
+            format!("{run_name}: rating per generation"),
+            ("generation", y_elo.as_str()),
+            vec![Series {
+                name: "candidate".into(),
+                points: rating_points(&|g| g.iteration as f64),
+            }],
+            refs.clone(),
+        ),
+        (
+            "elo_by_hour",
+            format!("{run_name}: rating per training hour"),
+            ("hours (self-play, training, evaluation)", y_elo.as_str()),
+            vec![Series {
+                name: "candidate".into(),
+                points: rating_points(&|g| g.hours),
+            }],
+            refs.clone(),
+        ),
+        (
+            "attacker_share",
+            format!("{run_name}: self-play results"),
+            ("generation", "share of games"),
+            vec![
+                Series {
+                    name: "attackers' share of self-play wins".into(),
+                    points: gens
+                        .iter()
+                        .map(|g| (g.iteration as f64, g.attacker_share, None))
+                        .collect(),
+                },
+                Series {
+                    name: format!("score against {anchor}"),
+                    points: gens
+                        .iter()
+                        .filter_map(|g| g.score_vs_baseline.map(|s| (g.iteration as f64, s, None)))
+                        .collect(),
+                },
+            ],
+            vec![],
+        ),
+        (
+            "losses",
+            format!("{run_name}: final training losses"),
+            ("generation", "loss"),
+            vec![
+                Series {
+                    name: "policy".into(),
+                    points: gens
+                        .iter()
+                        .filter_map(|g| g.policy_loss.map(|l| (g.iteration as f64, l, None)))
+                        .collect(),
+                },
+                Series {
+                    name: "value".into(),
+                    points: gens
+                        .iter()
+                        .filter_map(|g| g.value_loss.map(|l| (g.iteration as f64, l, None)))
+                        .collect(),
+                },
+            ],
+            vec![],
+        ),
+    ];
+    for (stem, title, axes, series, refs) in &charts {
+        line_chart(&out.join(stem), title, *axes, series, refs).map_err(anyhow::Error::msg)?;
+    }
+    let mut table = format!(
+        "| generation | hours | attacker share | score vs {anchor} | Elo (95 % CI) |\n|---|---|---|---|---|\n"
+    );
+    for g in &gens {
+        table.push_str(&format!(
+            "| {} | {:.2} | {:.1} % | {} | {} |\n",
+            g.iteration,
+            g.hours,
+            g.attacker_share * 100.0,
+            g.score_vs_baseline
+                .map_or("—".to_string(), |s| format!("{:.1} %", s * 100.0)),
+            g.rating
+                .map_or("—".to_string(), |(e, ci)| format!("{e:+.0} ± {ci:.0}")),
+        ));
+    }
+    if !refs.is_empty() {
+        table.push_str("\nFixed players on the same scale: ");
+        let list: Vec<String> = refs.iter().map(|(n, e)| format!("{n} {e:+.0}")).collect();
+        table.push_str(&list.join(", "));
+        table.push('\n');
+    }
+    super::write_atomic(&out.join("report.md"), table.as_bytes())?;
+    print!("{table}");
+    println!("charts written to {}", out.display());
+    Ok(())
+}
