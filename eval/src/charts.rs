@@ -97,11 +97,14 @@ pub fn attacker_share_chart(
     Ok(())
 }
 
-/// One line of a line chart: points `(x, y)`, each with an optional 95 %
-/// interval `(low, high)` drawn as an error bar.
+/// A point `(x, y)` with an optional 95 % interval `(low, high)`, drawn as
+/// an error bar.
+pub type Point = (f64, f64, Option<(f64, f64)>);
+
+/// One line of a line chart.
 pub struct Series {
     pub name: String,
-    pub points: Vec<(f64, f64, Option<(f64, f64)>)>,
+    pub points: Vec<Point>,
 }
 
 /// Horizontal reference lines (a fixed player's rating, say): name, y.

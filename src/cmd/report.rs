@@ -1,5 +1,5 @@
 use anyhow::{bail, Context, Result};
-use brandubh_eval::charts::{line_chart, Series};
+use brandubh_eval::charts::{line_chart, Point, Reference, Series};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -110,13 +110,20 @@ pub fn run(a: Args) -> Result<()> {
         .run_dir
         .file_name()
         .map_or("run".to_string(), |n| n.to_string_lossy().into_owned());
-    let rating_points = |x: &dyn Fn(&Gen) -> f64| -> Vec<(f64, f64, Option<(f64, f64)>)> {
+    let rating_points = |x: &dyn Fn(&Gen) -> f64| -> Vec<Point> {
         gens.iter()
             .filter_map(|g| g.rating.map(|(e, ci)| (x(g), e, Some((e - ci, e + ci)))))
             .collect()
     };
     let y_elo = format!("Elo (anchor {anchor} = 0), 95 % CI");
-    let charts: Vec<(&str, String, (&str, &str), Vec<Series>, Vec<(String, f64)>)> = vec![
+    type Chart<'a> = (
+        &'a str,
+        String,
+        (&'a str, &'a str),
+        Vec<Series>,
+        Vec<Reference>,
+    );
+    let charts: Vec<Chart> = vec![
         (
             "elo_by_generation",
             format!("{run_name}: rating per generation"),
