@@ -453,7 +453,8 @@ fn report_draws_a_runs_progress() {
     for i in 1..=3 {
         lines.push_str(&format!(
             "{{\"iteration\":{i},\"selfplay_seconds\":600.0,\"train_seconds\":1200.0,\"eval_seconds\":0.0,\
-             \"attacker_share\":0.{i},\"score_vs_baseline\":0.25,\"final_policy_loss\":3.0,\"final_value_loss\":0.9}}\n"
+             \"attacker_share\":0.{i},\"score_vs_baseline\":0.25,\"final_policy_loss\":3.0,\"final_value_loss\":0.9,\
+             \"equal_time\":[{{\"ms\":100,\"pairs\":10,\"score\":0.3,\"elo\":-147.0,\"elo_ci95\":[-300.0,-20.0]}}]}}\n"
         ));
     }
     std::fs::write(dir.join("generations.jsonl"), lines).unwrap();

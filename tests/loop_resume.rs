@@ -63,6 +63,14 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
         })
         .collect();
     assert_eq!(iters, [1, 2], "each iteration recorded once");
+    for l in std::fs::read_to_string(dir.join("generations.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["equal_time"][0]["ms"], 5, "{v}");
+        assert!(v["equal_time"][0]["score"].is_number(), "{v}");
+    }
 
     let rules = RuleSet::builtin("wtf").unwrap();
     let device = burn::tensor::Device::flex();
@@ -105,15 +113,17 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
         games, 16,
         "8 self-play games per iteration, none lost or doubled"
     );
-    let mut ladder_files = 0;
+    let (mut ladder_files, mut timed_files) = (0, 0);
     for e in std::fs::read_dir(dir.join("arena")).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "jsonl") {
             brandubh_eval::read_records(&p).unwrap();
             ladder_files += p.to_string_lossy().contains("-vs-ladder-") as usize;
+            timed_files += p.to_string_lossy().contains("-equal-time-5ms") as usize;
         }
     }
     assert_eq!(ladder_files, 2, "one ladder match per iteration");
+    assert_eq!(timed_files, 2, "one equal-time match per iteration");
     assert!(
         std::fs::read_dir(dir.join("tb")).unwrap().count() > 0,
         "TensorBoard event files"

@@ -30,6 +30,8 @@ struct Gen {
     policy_loss: Option<f64>,
     value_loss: Option<f64>,
     rating: Option<(f64, f64)>,
+    /// (ms, score, Elo, CI low, CI high) against alpha-beta at equal time.
+    equal_time: Vec<(u64, f64, f64, f64, f64)>,
 }
 
 fn read_json_lines(path: &Path) -> Result<Vec<Value>> {
@@ -93,6 +95,22 @@ pub fn run(a: Args) -> Result<()> {
             policy_loss: r["final_policy_loss"].as_f64(),
             value_loss: r["final_value_loss"].as_f64(),
             rating,
+            equal_time: r["equal_time"]
+                .as_array()
+                .map(|v| {
+                    v.iter()
+                        .filter_map(|t| {
+                            Some((
+                                t["ms"].as_u64()?,
+                                t["score"].as_f64()?,
+                                t["elo"].as_f64()?,
+                                t["elo_ci95"][0].as_f64()?,
+                                t["elo_ci95"][1].as_f64()?,
+                            ))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
         });
     }
     let refs: Vec<(String, f64)> = rated
@@ -189,15 +207,57 @@ pub fn run(a: Args) -> Result<()> {
             vec![],
         ),
     ];
+    let mut times: Vec<u64> = gens
+        .iter()
+        .flat_map(|g| g.equal_time.iter().map(|t| t.0))
+        .collect();
+    times.sort_unstable();
+    times.dedup();
+    let mut charts = charts;
+    if !times.is_empty() {
+        charts.push((
+            "equal_time",
+            format!("{run_name}: against alpha-beta at equal time"),
+            ("generation", "Elo against alphabeta:ms=T (95 % CI)"),
+            times
+                .iter()
+                .map(|&ms| Series {
+                    name: format!("mcts:…,ms={ms} vs alphabeta:ms={ms}"),
+                    points: gens
+                        .iter()
+                        .filter_map(|g| {
+                            let t = g.equal_time.iter().find(|t| t.0 == ms)?;
+                            // Clamp a one-sided result so the chart stays readable.
+                            let c = |x: f64| x.clamp(-800.0, 800.0);
+                            Some((g.iteration as f64, c(t.2), Some((c(t.3), c(t.4)))))
+                        })
+                        .collect(),
+                })
+                .collect(),
+            vec![("even".to_string(), 0.0)],
+        ));
+    }
     for (stem, title, axes, series, refs) in &charts {
         line_chart(&out.join(stem), title, *axes, series, refs).map_err(anyhow::Error::msg)?;
     }
+    let timed_head: String = times
+        .iter()
+        .map(|ms| format!(" vs alphabeta:ms={ms} |"))
+        .collect();
     let mut table = format!(
-        "| generation | hours | attacker share | score vs {anchor} | Elo (95 % CI) |\n|---|---|---|---|---|\n"
+        "| generation | hours | attacker share | score vs {anchor} | Elo (95 % CI) |{timed_head}\n|---|---|---|---|---|{}\n",
+        "---|".repeat(times.len())
     );
     for g in &gens {
+        let timed: String = times
+            .iter()
+            .map(|ms| match g.equal_time.iter().find(|t| t.0 == *ms) {
+                Some(t) => format!(" {:.1} % ({:+.0}) |", t.1 * 100.0, t.2),
+                None => " — |".to_string(),
+            })
+            .collect();
         table.push_str(&format!(
-            "| {} | {:.2} | {:.1} % | {} | {} |\n",
+            "| {} | {:.2} | {:.1} % | {} | {} |{timed}\n",
             g.iteration,
             g.hours,
             g.attacker_share * 100.0,

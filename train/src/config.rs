@@ -65,6 +65,11 @@ pub struct EvalSection {
     /// every generation on one ladder. Optional; empty by default.
     #[serde(default)]
     pub ladder: Vec<String>,
+    /// Times per move (ms) at which the candidate, as `mcts:…,ms=T`, plays
+    /// `baseline_pairs` pairs against `alphabeta:ms=T`, one game at a time.
+    /// Recorded in `generations.jsonl`, not in the ratings. Optional.
+    #[serde(default)]
+    pub equal_time_ms: Vec<u64>,
     pub openings: u32,
     pub max_plies: u32,
 }
@@ -76,6 +81,16 @@ impl RunConfig {
         if c.train.batch_size == 0 || c.train.checkpoint_every == 0 {
             return Err(format!(
                 "{file}: train.batch_size and train.checkpoint_every must be positive"
+            ));
+        }
+        if let Some(ms) = c
+            .eval
+            .equal_time_ms
+            .iter()
+            .find(|&&ms| !(1..=60_000).contains(&ms))
+        {
+            return Err(format!(
+                "{file}: eval.equal_time_ms: {ms} is out of range 1..=60000"
             ));
         }
         if !["always", "score"].contains(&c.eval.gating.as_str()) {

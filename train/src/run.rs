@@ -56,8 +56,25 @@ pub struct RunState {
     pub global_step: u64,
 }
 
-/// Score and Elo against the current net, and (score, Elo) against the baseline.
-type EvalOutcome = (f64, f64, Option<(f64, f64)>);
+/// What the evaluation phase measured.
+struct EvalOutcome {
+    /// Score and Elo against the current net.
+    score: f64,
+    elo: f64,
+    /// Score and Elo against the baseline, when it was played.
+    base: Option<(f64, f64)>,
+    equal_time: Vec<EqualTime>,
+}
+
+/// The candidate as `mcts:…,ms=T` against `alphabeta:ms=T`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EqualTime {
+    pub ms: u64,
+    pub pairs: u64,
+    pub score: f64,
+    pub elo: f64,
+    pub elo_ci95: [f64; 2],
+}
 
 /// One finished iteration, appended to `generations.jsonl`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -80,6 +97,9 @@ pub struct IterationRecord {
     pub elo_vs_baseline: Option<f64>,
     pub final_policy_loss: f32,
     pub final_value_loss: f32,
+    /// Matches at equal time against alpha-beta (`eval.equal_time_ms`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub equal_time: Vec<EqualTime>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -289,7 +309,12 @@ impl Run {
         }
         let train_seconds = t1.elapsed().as_secs_f64();
         let t2 = Instant::now();
-        let (score, elo, base) = self.eval_phase(it, progress)?;
+        let EvalOutcome {
+            score,
+            elo,
+            base,
+            equal_time,
+        } = self.eval_phase(it, progress)?;
         let eval_seconds = t2.elapsed().as_secs_f64();
         let promoted =
             self.config.eval.gating == "always" || score >= self.config.eval.promote_score;
@@ -320,6 +345,7 @@ impl Run {
             elo_vs_baseline: base.map(|b| b.1),
             final_policy_loss: meta.provenance_loss(0),
             final_value_loss: meta.provenance_loss(1),
+            equal_time,
         };
         let step = it as usize;
         tb.add_scalar("selfplay/attacker_share", rec.attacker_share as f32, step);
@@ -633,17 +659,18 @@ impl Run {
         spec
     }
 
-    /// Candidate against the current net, and against the baseline.
-    /// Returns (score vs current, Elo vs current, (score, Elo) vs baseline).
+    /// Candidate against the current net, the baseline, the ladder, and
+    /// alpha-beta at equal time.
     fn eval_phase(&self, it: u32, progress: &dyn Progress) -> Result<EvalOutcome, RunError> {
         let cand = self.ckpt(&ckpt_name(it));
         let cur = self.ckpt(&self.state.current);
         let ev = &self.config.eval;
-        let play = |a: String,
-                    b: String,
-                    pairs: u64,
-                    file: &str,
-                    seed: u64|
+        let play_on = |a: String,
+                       b: String,
+                       pairs: u64,
+                       file: &str,
+                       seed: u64,
+                       threads: usize|
          -> Result<brandubh_eval::MatchSummary, RunError> {
             let cfg = MatchConfig {
                 rules: self.rules.clone(),
@@ -653,7 +680,7 @@ impl Run {
                 openings: ev.openings,
                 seed,
                 max_plies: ev.max_plies,
-                threads: self.threads,
+                threads,
                 sprt: None,
                 swap_sides: true,
                 balanced: None,
@@ -667,6 +694,7 @@ impl Run {
             progress.done();
             Ok(s)
         };
+        let play = |a, b, pairs, file: &str, seed| play_on(a, b, pairs, file, seed, self.threads);
         let seed = splitmix64(self.config.seed ^ 0xe7a1 ^ it as u64);
         let vs = play(
             self.mcts_spec(&cand),
@@ -701,7 +729,39 @@ impl Run {
         } else {
             None
         };
-        Ok((vs.score, vs.elo, base))
+        // Equal time: one game at a time, so each player has the machine.
+        let mut equal_time = Vec::new();
+        for &ms in &ev.equal_time_ms {
+            let timed = self
+                .mcts_spec(&cand)
+                .replace(&format!(",sims={}", ev.sims), &format!(",ms={ms}"));
+            let r = play_on(
+                timed,
+                format!("alphabeta:ms={ms}"),
+                ev.baseline_pairs.max(1),
+                &format!("iter-{it:04}-equal-time-{ms}ms.jsonl"),
+                seed ^ (0x100 + ms),
+                1,
+            )?;
+            progress.line(&format!(
+                "iteration {it}: at {ms} ms a move vs alphabeta:ms={ms} {:.0} % ({:+.0} Elo)",
+                100.0 * r.score,
+                r.elo
+            ));
+            equal_time.push(EqualTime {
+                ms,
+                pairs: ev.baseline_pairs.max(1),
+                score: r.score,
+                elo: r.elo,
+                elo_ci95: r.elo_ci95,
+            });
+        }
+        Ok(EvalOutcome {
+            score: vs.score,
+            elo: vs.elo,
+            base,
+            equal_time,
+        })
     }
 
     /// Ratings of every player in the run's arena files, anchored on the baseline.
@@ -712,7 +772,10 @@ impl Run {
             .flatten()
         {
             let p = entry.path();
-            if p.extension().is_some_and(|x| x == "jsonl") {
+            // Equal-time games pair timed players with nobody else: a
+            // separate component the ratings could not place.
+            let timed = p.to_string_lossy().contains("-equal-time-");
+            if p.extension().is_some_and(|x| x == "jsonl") && !timed {
                 games.extend(read_records(&p).map_err(e)?);
             }
         }
