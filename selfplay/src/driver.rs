@@ -145,7 +145,7 @@ fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<Se
             (mv, Some(stats))
         };
         let reps = pos.repetitions(s.game.history()).min(255) as u8;
-        let (visits, target, value) = match &record {
+        let (visits, target, value, draw) = match &record {
             Some(st) => {
                 let mut v = Vec::new();
                 let mut t = Vec::new();
@@ -155,9 +155,9 @@ fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<Se
                         t.push(*p);
                     }
                 }
-                (v, t, st.value)
+                (v, t, st.value, st.draw)
             }
-            None => (Vec::new(), Vec::new(), 0.0),
+            None => (Vec::new(), Vec::new(), 0.0, 0.0),
         };
         s.positions.push(PositionRecord {
             ply,
@@ -168,6 +168,7 @@ fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<Se
             visits,
             target,
             root_value: value,
+            root_draw: draw,
             full_search: s.full && record.is_some(),
             mv: mv.to_string(),
             move_index: mv.policy_index(),

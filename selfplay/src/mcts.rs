@@ -82,6 +82,9 @@ pub struct RootStats {
     pub target: Vec<f32>,
     /// Mean value for the side to move, in [-1, 1].
     pub value: f32,
+    /// Mean draw probability behind that value, in [0, 1] (the backed-up
+    /// draw share of the root moves' visits; 0 before any).
+    pub draw: f32,
 }
 
 /// One root move as the search sees it, for `analyze`.
@@ -778,6 +781,10 @@ impl Search {
                 visits,
                 target,
                 value: root_v,
+                draw: {
+                    let d: f32 = edges.iter().map(|e| e.draw_sum).sum();
+                    (d / total.max(1) as f32).clamp(0.0, 1.0)
+                },
             },
         )
     }

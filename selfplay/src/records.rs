@@ -24,7 +24,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The schema version written into every file's metadata.
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "2";
+/// Older versions this build still reads, with the columns they lack.
+const OLDER_VERSIONS: [(&str, &[&str]); 1] = [("1", &["root_draw"])];
 const VERSION_KEY: &str = "brandubh.schema_version";
 const TABLE_KEY: &str = "brandubh.table";
 
@@ -42,6 +44,9 @@ pub struct PositionRecord {
     pub target: Vec<f32>,
     /// Root value for the side to move, in [-1, 1].
     pub root_value: f32,
+    /// The draw probability behind the root value, in [0, 1]; NaN in
+    /// version-1 files, which did not record it.
+    pub root_draw: f32,
     /// A full search (a policy training target) rather than a cheap one.
     pub full_search: bool,
     /// The move played (OpenTafl) and its policy index (none for a pass).
@@ -143,6 +148,7 @@ pub fn positions_schema() -> Schema {
         list_field("visit_count", DataType::UInt32),
         list_field("policy_target", DataType::Float32),
         Field::new("root_value", DataType::Float32, false),
+        Field::new("root_draw", DataType::Float32, false),
         Field::new("full_search", DataType::Boolean, false),
         Field::new("move", DataType::Utf8, false),
         Field::new("move_index", DataType::UInt16, true),
@@ -213,6 +219,7 @@ pub fn write_shard(dir: &Path, index: u64, games: &[SelfPlayGame]) -> Result<Pat
     let mut vc = ListBuilder::new(UInt32Builder::new());
     let mut pt = ListBuilder::new(Float32Builder::new());
     let mut rv = Float32Builder::new();
+    let mut rd = Float32Builder::new();
     let mut fs = BooleanBuilder::new();
     let mut mv = StringBuilder::new();
     let mut mi = UInt16Builder::new();
@@ -239,6 +246,7 @@ pub fn write_shard(dir: &Path, index: u64, games: &[SelfPlayGame]) -> Result<Pat
             }
             pt.append(true);
             rv.append_value(p.root_value);
+            rd.append_value(p.root_draw);
             fs.append_value(p.full_search);
             mv.append_value(&p.mv);
             mi.append_option(p.move_index);
@@ -259,6 +267,7 @@ pub fn write_shard(dir: &Path, index: u64, games: &[SelfPlayGame]) -> Result<Pat
         Arc::new(vc.finish()),
         Arc::new(pt.finish()),
         Arc::new(rv.finish()),
+        Arc::new(rd.finish()),
         Arc::new(fs.finish()),
         Arc::new(mv.finish()),
         Arc::new(mi.finish()),
@@ -320,19 +329,26 @@ fn read_table(path: &Path, table: &str, schema: &Schema) -> Result<Vec<RecordBat
         path: path.to_path_buf(),
         why,
     };
-    match get(VERSION_KEY) {
-        Some(v) if v == SCHEMA_VERSION => {}
-        Some(v) => {
-            return Err(bad(format!(
-                "schema version {v}, this build reads {SCHEMA_VERSION}"
-            )))
-        }
+    let missing: &[&str] = match get(VERSION_KEY) {
+        Some(v) if v == SCHEMA_VERSION => &[],
+        Some(v) => match OLDER_VERSIONS.iter().find(|(old, _)| *old == v) {
+            Some((_, lacks)) => lacks,
+            None => {
+                return Err(bad(format!(
+                    "schema version {v}, this build reads {SCHEMA_VERSION} and 1"
+                )))
+            }
+        },
         None => return Err(bad(format!("no `{VERSION_KEY}` in the file metadata"))),
-    }
+    };
     if get(TABLE_KEY).as_deref() != Some(table) {
         return Err(bad(format!("expected the `{table}` table")));
     }
-    for f in schema.fields() {
+    for f in schema
+        .fields()
+        .iter()
+        .filter(|f| !missing.contains(&f.name().as_str()))
+    {
         if builder
             .schema()
             .field_with_name(f.name())
@@ -349,6 +365,31 @@ fn read_table(path: &Path, table: &str, schema: &Schema) -> Result<Vec<RecordBat
     reader
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| io_err(path, e))
+}
+
+/// What is wrong with a board read from a file, if anything: squares past
+/// g7, two pieces on one square, more than one king.
+fn board_fault(b: &Board) -> Option<String> {
+    let outside = !((1u64 << 49) - 1);
+    for (name, bits) in [
+        ("attackers", b.attackers.0),
+        ("defenders", b.defenders.0),
+        ("king", b.king.0),
+    ] {
+        if bits & outside != 0 {
+            return Some(format!("`{name}` has bits beyond square 48 ({bits:#x})"));
+        }
+    }
+    if b.attackers.0 & b.defenders.0 != 0
+        || b.attackers.0 & b.king.0 != 0
+        || b.defenders.0 & b.king.0 != 0
+    {
+        return Some("two pieces on one square".into());
+    }
+    if b.king.0.count_ones() > 1 {
+        return Some(format!("{} kings", b.king.0.count_ones()));
+    }
+    None
 }
 
 /// Reads a shard (given its games file) with every position.
@@ -416,6 +457,7 @@ pub fn read_shard(games_path: &Path) -> Result<Vec<SelfPlayGame>, RecordError> {
             col("move"),
             col("move_index"),
         );
+        let rd = b.column_by_name("root_draw").cloned();
         for i in 0..b.num_rows() {
             let g = gid.as_primitive::<UInt64Type>().value(i);
             let Some(game) = games.iter_mut().find(|x| x.game_id == g) else {
@@ -424,6 +466,17 @@ pub fn read_shard(games_path: &Path) -> Result<Vec<SelfPlayGame>, RecordError> {
                     why: format!("position of game {g}, which the games file lacks"),
                 });
             };
+            let board = Board {
+                attackers: Bitboard(att.as_primitive::<UInt64Type>().value(i)),
+                defenders: Bitboard(def.as_primitive::<UInt64Type>().value(i)),
+                king: Bitboard(king.as_primitive::<UInt64Type>().value(i)),
+            };
+            if let Some(why) = board_fault(&board) {
+                return Err(RecordError::Schema {
+                    path: pos_path.clone(),
+                    why: format!("game {g}, row {i}: {why}"),
+                });
+            }
             let list_u16 = vi.as_list::<i32>().value(i);
             let list_u32 = vc.as_list::<i32>().value(i);
             let list_f32 = pt.as_list::<i32>().value(i);
@@ -431,11 +484,7 @@ pub fn read_shard(games_path: &Path) -> Result<Vec<SelfPlayGame>, RecordError> {
             let cnt = list_u32.as_primitive::<UInt32Type>();
             game.positions.push(PositionRecord {
                 ply: ply.as_primitive::<UInt32Type>().value(i),
-                board: Board {
-                    attackers: Bitboard(att.as_primitive::<UInt64Type>().value(i)),
-                    defenders: Bitboard(def.as_primitive::<UInt64Type>().value(i)),
-                    king: Bitboard(king.as_primitive::<UInt64Type>().value(i)),
-                },
+                board,
                 side_to_move: if stm.as_primitive::<UInt8Type>().value(i) == 0 {
                     Side::Attackers
                 } else {
@@ -451,6 +500,9 @@ pub fn read_shard(games_path: &Path) -> Result<Vec<SelfPlayGame>, RecordError> {
                     .collect(),
                 target: list_f32.as_primitive::<Float32Type>().values().to_vec(),
                 root_value: rv.as_primitive::<Float32Type>().value(i),
+                root_draw: rd
+                    .as_ref()
+                    .map_or(f32::NAN, |c| c.as_primitive::<Float32Type>().value(i)),
                 full_search: fs.as_boolean().value(i),
                 mv: mv.as_string::<i32>().value(i).to_string(),
                 move_index: (!mi.is_null(i)).then(|| mi.as_primitive::<UInt16Type>().value(i)),

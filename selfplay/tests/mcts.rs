@@ -385,3 +385,41 @@ fn parquet_round_trip_and_bad_shards_skipped() {
         .ends_with(".tmp")));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Shards of schema version 1 (no `root_draw` column) still read, with the
+/// draw share unknown (NaN).
+#[test]
+fn version_1_shards_still_read() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/schema-v1/shard-000000.games.parquet");
+    let games = read_shard(&p).unwrap();
+    assert_eq!(games.len(), 2);
+    assert!(games.iter().all(|g| !g.positions.is_empty()));
+    assert!(games
+        .iter()
+        .flat_map(|g| &g.positions)
+        .all(|p| p.root_draw.is_nan() && p.root_value.is_finite()));
+}
+
+/// A board column with bits past g7 (or two pieces on a square) is an
+/// error naming the game and row, not a position made up from it.
+#[test]
+fn impossible_boards_in_a_shard_are_refused() {
+    let dir = std::env::temp_dir().join(format!("brandubh-badboard-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut games = play("modern", 1, 2, 2, &small_cfg());
+    games[0].positions[1].board.attackers.0 |= 1 << 60;
+    let p = write_shard(&dir, 0, &games).unwrap();
+    let err = read_shard(&p).unwrap_err().to_string();
+    assert!(
+        err.contains("row 1") && err.contains("beyond square 48"),
+        "{err}"
+    );
+    games[0].positions[1].board.attackers.0 &= (1 << 49) - 1;
+    games[0].positions[1].board.defenders.0 |=
+        games[0].positions[1].board.attackers.0 & 1u64.wrapping_neg();
+    let p = write_shard(&dir, 1, &games).unwrap();
+    let err = read_shard(&p).unwrap_err().to_string();
+    assert!(err.contains("two pieces"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

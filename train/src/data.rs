@@ -82,12 +82,20 @@ pub fn sample(rules: &RuleSet, e: &WindowEntry, sym: Symmetry, value_mix: f32) -
         -1 => [0.0, 0.0, 1.0],
         _ => [0.0, 1.0, 0.0],
     };
-    let q = if r.visits.is_empty() {
-        e.result as f32
+    // The search's own W/D/L: its mean value and the draw share behind it
+    // (an unsure search is part win, part loss, not a draw). Files from
+    // before the draw share was recorded count it as 0.
+    let searched = if r.visits.is_empty() {
+        result
     } else {
-        r.root_value.clamp(-1.0, 1.0)
+        let q = r.root_value.clamp(-1.0, 1.0);
+        let d = if r.root_draw.is_finite() {
+            r.root_draw.clamp(0.0, 1.0 - q.abs())
+        } else {
+            0.0
+        };
+        [(1.0 + q - d) / 2.0, d, (1.0 - q - d) / 2.0]
     };
-    let searched = [q.max(0.0), 1.0 - q.abs(), (-q).max(0.0)];
     let m = value_mix.clamp(0.0, 1.0);
     let wdl = [0, 1, 2].map(|k| (1.0 - m) * result[k] + m * searched[k]);
     Sample {

@@ -38,6 +38,7 @@ fn game(id: u64, plies: usize, result: Option<GameResult>) -> SelfPlayGame {
                 .collect(),
             target: vec![0.5, 1.0 / 3.0, 1.0 / 6.0],
             root_value: 0.25,
+            root_draw: 0.5,
             full_search: true,
             mv: moves[0].to_string(),
             move_index: moves[0].policy_index(),
@@ -78,6 +79,31 @@ fn the_value_target_is_the_result_for_the_side_to_move() {
             assert_eq!(s.value_weight, 1.0);
         }
     }
+}
+
+#[test]
+fn the_search_value_mixes_in_as_win_draw_loss() {
+    let r = rules();
+    let mut g = game(1, 2, Some(GameResult::AttackersWin));
+    let w = window(std::slice::from_ref(&g), 100);
+    // Root value +0.25 with a draw share of 0.5: W 0.375, D 0.5, L 0.125,
+    // whichever side is to move (the value is the mover's).
+    let s = sample(&r, &w[0], Symmetry(0), 1.0);
+    assert_eq!(s.wdl, [0.375, 0.5, 0.125]);
+    // Mixed a quarter into the attackers' win.
+    let s = sample(&r, &w[0], Symmetry(0), 0.25);
+    let want = [0.75 + 0.25 * 0.375, 0.25 * 0.5, 0.25 * 0.125];
+    for k in 0..3 {
+        assert!((s.wdl[k] - want[k]).abs() < 1e-6, "{:?} {want:?}", s.wdl);
+    }
+    // An unsure search with no draws behind it is half win, half loss, not
+    // a draw; files without the draw share count it as none.
+    for p in &mut g.positions {
+        p.root_value = 0.0;
+        p.root_draw = f32::NAN;
+    }
+    let w = window(std::slice::from_ref(&g), 100);
+    assert_eq!(sample(&r, &w[0], Symmetry(0), 1.0).wdl, [0.5, 0.0, 0.5]);
 }
 
 #[test]
