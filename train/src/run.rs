@@ -543,16 +543,25 @@ impl Run {
                 progress.line(&format!("warning: {x}; Adam starts afresh"));
             }
         }
-        // The replay window: the newest positions over every iteration so far.
-        let mut all = Vec::new();
-        for i in 1..=it {
+        // The replay window: the newest positions over the iterations so
+        // far, read from the newest back until the window is full (older
+        // shards could not reach it).
+        let capacity = self.config.train.window_positions;
+        let mut newest_first = Vec::new();
+        let mut held = 0usize;
+        for i in (1..=it).rev() {
             let (g, errors) = read_dir(&self.selfplay_dir(i));
             for x in errors {
                 progress.line(&format!("warning: skipped {x}"));
             }
-            all.extend(g);
+            held += g.iter().map(|x| x.positions.len()).sum::<usize>();
+            newest_first.push(g);
+            if held >= capacity {
+                break;
+            }
         }
-        let win = window(&all, self.config.train.window_positions);
+        let all: Vec<_> = newest_first.into_iter().rev().flatten().collect();
+        let win = window(&all, capacity);
         if win.is_empty() {
             return Err(RunError("no self-play positions to train on".into()));
         }
