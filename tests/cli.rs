@@ -192,6 +192,8 @@ fn play_human_reads_moves_from_stdin() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("illegal"), "{text}");
     assert!(text.contains("1. attackers (human): d6-c6"), "{text}");
+    assert!(out.status.success());
+    assert!(text.contains("attackers (human) resigns: quit"), "{text}");
 }
 
 #[test]

@@ -446,9 +446,11 @@ impl RecordWriter {
     }
     fn finish(self) -> Result<(), ArenaError> {
         self.file.sync_all().ok();
-        std::fs::rename(&self.partial, &self.path).map_err(|source| ArenaError::Io {
-            path: self.path.clone(),
-            source,
+        brandubh_selfplay::durable::persist(&self.partial, &self.path).map_err(|source| {
+            ArenaError::Io {
+                path: self.path.clone(),
+                source,
+            }
         })
     }
 }

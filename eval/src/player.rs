@@ -49,7 +49,7 @@ pub trait Player: Send {
 /// Why a player gave up a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Forfeit {
-    /// `engine_failure` or `illegal_move`: a game record's reason.
+    /// `engine_failure`, `illegal_move` or `resigned`: a game record's reason.
     pub reason: &'static str,
     /// What happened, in words.
     pub detail: String,
@@ -94,7 +94,18 @@ impl<R: BufRead + Send, W: Write + Send> Player for HumanPlayer<R, W> {
     fn name(&self) -> String {
         "human".into()
     }
+    /// Panics when the human quits; the commands use `try_choose`.
     fn choose(&mut self, game: &Game) -> Move {
+        self.try_choose(game, None)
+            .unwrap_or_else(|f| panic!("human player: {}", f.detail))
+    }
+    /// Asks until the move is legal; `quit`, `exit` or the end of input
+    /// resign the game (reason `resigned`).
+    fn try_choose(&mut self, game: &Game, _clock: Option<&GameClock>) -> Result<Move, Forfeit> {
+        let resign = |detail: &str| Forfeit {
+            reason: "resigned",
+            detail: detail.to_string(),
+        };
         loop {
             let _ = write!(
                 self.output,
@@ -105,15 +116,15 @@ impl<R: BufRead + Send, W: Write + Send> Player for HumanPlayer<R, W> {
             let mut line = String::new();
             match self.input.read_line(&mut line) {
                 Ok(0) | Err(_) => {
-                    let _ = writeln!(self.output, "\ninput closed; ending the game");
-                    std::process::exit(0);
+                    let _ = writeln!(self.output);
+                    return Err(resign("input closed"));
                 }
                 Ok(_) => {}
             }
             let text = line.trim();
             match text {
                 "" => continue,
-                "quit" | "exit" => std::process::exit(0),
+                "quit" | "exit" => return Err(resign("quit")),
                 "moves" => {
                     let list: Vec<String> =
                         game.legal_moves().iter().map(|m| m.to_string()).collect();
@@ -129,7 +140,7 @@ impl<R: BufRead + Send, W: Write + Send> Player for HumanPlayer<R, W> {
                 Ok(rec) => {
                     let mut probe = game.clone();
                     match probe.play(rec.mv) {
-                        Ok(_) => return rec.mv,
+                        Ok(_) => return Ok(rec.mv),
                         Err(e) => {
                             let _ = writeln!(self.output, "illegal: {e}");
                         }

@@ -115,16 +115,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
-    let tmp = path.with_extension("tmp");
-    let io = |e: std::io::Error| CheckpointError::Io {
-        path: tmp.clone(),
-        why: e.to_string(),
-    };
-    std::fs::write(&tmp, bytes).map_err(io)?;
-    std::fs::File::open(&tmp)
-        .and_then(|f| f.sync_all())
-        .map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(|e| CheckpointError::Io {
+    brandubh_selfplay::durable::write(path, bytes).map_err(|e| CheckpointError::Io {
         path: path.to_path_buf(),
         why: e.to_string(),
     })

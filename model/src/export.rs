@@ -219,9 +219,7 @@ pub fn export(
 ) -> Result<ExportReport, ExportError> {
     let device = Device::flex();
     let bytes = onnx_bytes(net, config)?;
-    let tmp = onnx_path.with_extension("onnx.tmp");
-    std::fs::write(&tmp, &bytes).map_err(|e| ExportError(format!("{}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, onnx_path)
+    brandubh_selfplay::durable::write(onnx_path, &bytes)
         .map_err(|e| ExportError(format!("{}: {e}", onnx_path.display())))?;
 
     // Test vectors from burn, checked in tract.
@@ -294,9 +292,8 @@ pub fn export(
         "test_vectors": {"positions": vectors, "checked_in": "tract-onnx 0.23", "max_abs_diff_vs_burn": max_diff},
     });
     let card_path = card_path(onnx_path);
-    let tmp = card_path.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_string_pretty(&card).map_err(err)?)
-        .and_then(|_| std::fs::rename(&tmp, &card_path))
+    let text = serde_json::to_string_pretty(&card).map_err(err)?;
+    brandubh_selfplay::durable::write(&card_path, text.as_bytes())
         .map_err(|e| ExportError(format!("{}: {e}", card_path.display())))?;
     Ok(ExportReport {
         max_abs_diff: max_diff,

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod driver;
+pub mod durable;
 pub mod evaluator;
 pub mod mcts;
 pub mod records;

@@ -158,7 +158,7 @@ pub fn positions_schema() -> Schema {
 }
 
 fn write_batch(path: &Path, table: &str, batch: RecordBatch) -> Result<(), RecordError> {
-    let tmp = PathBuf::from(format!("{}.tmp", path.display()));
+    let tmp = crate::durable::temp_path(path);
     let file = std::fs::File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
     let props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
@@ -172,7 +172,7 @@ fn write_batch(path: &Path, table: &str, batch: RecordBatch) -> Result<(), Recor
     w.write(&batch).map_err(|e| io_err(&tmp, e))?;
     let file = w.into_inner().map_err(|e| io_err(&tmp, e))?;
     file.sync_all().map_err(|e| io_err(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+    crate::durable::persist(&tmp, path).map_err(|e| io_err(path, e))
 }
 
 /// The games file of shard `index` in `dir`.

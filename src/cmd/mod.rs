@@ -101,12 +101,10 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// Writes a file whole or not at all: a temporary name, then a rename.
+/// Writes a file whole or not at all (`brandubh_selfplay::durable`).
 pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
-    Ok(())
+    brandubh_selfplay::durable::write(path, bytes)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// The rule set named on the command line.

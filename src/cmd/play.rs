@@ -42,7 +42,12 @@ pub fn run(a: Args) -> Result<()> {
         let mv = match player.try_choose(&game, None) {
             Ok(mv) => mv,
             Err(f) => {
-                println!("{} ({}) forfeits: {}", side, player.name(), f.detail);
+                let verb = if f.reason == "resigned" {
+                    "resigns"
+                } else {
+                    "forfeits"
+                };
+                println!("{} ({}) {verb}: {}", side, player.name(), f.detail);
                 return Ok(());
             }
         };

@@ -119,9 +119,8 @@ pub struct Run {
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).map_err(|x| RunError(format!("{}: {x}", tmp.display())))?;
-    std::fs::rename(&tmp, path).map_err(|x| RunError(format!("{}: {x}", path.display())))
+    brandubh_selfplay::durable::write(path, bytes)
+        .map_err(|x| RunError(format!("{}: {x}", path.display())))
 }
 
 fn append_line(path: &Path, line: &str) -> Result<(), RunError> {

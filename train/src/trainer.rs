@@ -100,15 +100,13 @@ impl Trainer {
         Ok(())
     }
 
-    /// Writes Adam's moments to `file` (via a temporary name).
+    /// Writes Adam's moments to `file`, durably.
     pub fn save_optimizer(&self, file: &Path) -> Result<(), String> {
         let bytes = self
             .optim
             .into_bytes()
             .map_err(|e| format!("cannot serialise the optimiser state: {e}"))?;
-        let tmp = file.with_extension("bpk.tmp");
-        std::fs::write(&tmp, &bytes[..])
-            .and_then(|_| std::fs::rename(&tmp, file))
+        brandubh_selfplay::durable::write(file, &bytes[..])
             .map_err(|e| format!("{}: {e}", file.display()))
     }
 
