@@ -101,12 +101,20 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
         }
     }
     let mut games = 0;
+    let mut ids = std::collections::HashSet::new();
     for e in std::fs::read_dir(dir.join("selfplay")).unwrap() {
         let p = e.unwrap().path();
         if p.is_dir() {
             let (g, errors) = brandubh_selfplay::read_dir(&p);
             assert!(errors.is_empty(), "{errors:?}");
             games += g.len();
+            for x in &g {
+                assert!(
+                    ids.insert(x.game_id),
+                    "game id {} twice in the run",
+                    x.game_id
+                );
+            }
         }
     }
     assert_eq!(

@@ -200,14 +200,16 @@ fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<Se
     }
 }
 
-/// Plays `games` self-play games; `on_game` receives each finished game (in
-/// the order they finish, which the seed fixes) with the running counters.
+/// Plays `games` self-play games with ids from `first_id` on; `on_game`
+/// receives each finished game (in the order they finish, which the seed
+/// fixes) with the running counters.
 pub fn run_selfplay(
     rules: Arc<RuleSet>,
     evaluator: &dyn Evaluator,
     cfg: &SelfPlayConfig,
     games: u64,
     seed: u64,
+    first_id: u64,
     threads: usize,
     on_game: &mut dyn FnMut(SelfPlayGame, &SelfPlayStats),
 ) -> SelfPlayStats {
@@ -219,7 +221,7 @@ pub fn run_selfplay(
     let mut stats = SelfPlayStats::default();
     let width = cfg.concurrent_games.max(1);
     let model_id = evaluator.id();
-    let mut next_id = 0u64;
+    let mut next_id = first_id;
     let mut slots: Vec<Slot> = Vec::new();
     while (slots.len() as u64) < games.min(width as u64) {
         slots.push(new_slot(&rules, cfg, seed, next_id));
@@ -241,7 +243,7 @@ pub fn run_selfplay(
                     stats.count(&g);
                     stats.seconds = start.elapsed().as_secs_f64();
                     on_game(g, &stats);
-                    if next_id < games {
+                    if next_id < first_id + games {
                         let mut fresh = new_slot(&rules, cfg, seed, next_id);
                         next_id += 1;
                         if let Some(g) = advance_slot(&mut fresh, cfg, &model_id) {
@@ -270,7 +272,7 @@ pub fn run_selfplay(
         stats.evaluations += evals.len() as u64;
         stats.batches += 1;
         stats.fill_sum += evals.len() as f64 / width as f64;
-        if next_id < games {
+        if next_id < first_id + games {
             stats.steady_fill_sum += evals.len() as f64 / width as f64;
             stats.steady_batches += 1;
         }

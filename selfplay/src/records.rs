@@ -199,6 +199,18 @@ pub fn next_shard_index(dir: &Path) -> u64 {
         .map_or(0, |m| m + 1)
 }
 
+/// One past the highest game id in `dir`'s readable shards (0 for none):
+/// where a new batch of games in the same directory starts its ids.
+pub fn next_game_id(dir: &Path) -> u64 {
+    list_shards(dir)
+        .iter()
+        .filter_map(|p| read_shard(p).ok())
+        .flatten()
+        .map(|g| g.game_id + 1)
+        .max()
+        .unwrap_or(0)
+}
+
 /// Writes one shard; returns the games file's path.
 pub fn write_shard(dir: &Path, index: u64, games: &[SelfPlayGame]) -> Result<PathBuf, RecordError> {
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;

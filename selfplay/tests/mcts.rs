@@ -313,6 +313,7 @@ fn play(
         cfg,
         games,
         seed,
+        0,
         threads,
         &mut |g, _| out.push(g),
     );
@@ -422,4 +423,19 @@ fn impossible_boards_in_a_shard_are_refused() {
     let err = read_shard(&p).unwrap_err().to_string();
     assert!(err.contains("two pieces"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Ids run on from `first_id`, one per game, none skipped or repeated.
+#[test]
+fn game_ids_start_where_asked() {
+    let r = Arc::new(RuleSet::builtin("modern").unwrap());
+    let mut cfg = small_cfg();
+    cfg.concurrent_games = 3;
+    let mut ids = Vec::new();
+    let stats = run_selfplay(r, &UniformEvaluator, &cfg, 7, 1, 100, 1, &mut |g, _| {
+        ids.push(g.game_id)
+    });
+    assert_eq!(stats.games, 7);
+    ids.sort_unstable();
+    assert_eq!(ids, (100..107).collect::<Vec<u64>>());
 }

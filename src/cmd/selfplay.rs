@@ -1,5 +1,5 @@
 use anyhow::{Context, Result};
-use brandubh_selfplay::records::next_shard_index;
+use brandubh_selfplay::records::{next_game_id, next_shard_index};
 use brandubh_selfplay::{load_evaluator, run_selfplay, write_shard, SelfPlayConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -61,6 +61,7 @@ pub fn run(a: Args) -> Result<()> {
         &cfg,
         a.games,
         a.seed,
+        next_game_id(&a.out),
         threads,
         &mut |g, st| {
             pending.push(g);

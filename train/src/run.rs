@@ -16,7 +16,9 @@ use brandubh_eval::ratings::{rate, RatingTable};
 use brandubh_eval::{read_records, GameRecord, PlayerSpec};
 use brandubh_model::{load, read_meta, save, NetConfig};
 use brandubh_rules::{splitmix64, RuleSet};
-use brandubh_selfplay::records::{list_shards, next_shard_index, read_dir, read_shard};
+use brandubh_selfplay::records::{
+    list_shards, next_game_id, next_shard_index, read_dir, read_shard,
+};
 use brandubh_selfplay::{run_selfplay, write_shard};
 use burn::tensor::Device;
 use rand::SeedableRng;
@@ -117,6 +119,9 @@ pub struct Run {
     pub state: RunState,
     threads: usize,
 }
+
+/// Self-play game ids of iteration `it` start at `it` times this.
+pub const GAME_IDS_PER_ITERATION: u64 = 1_000_000_000;
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
     brandubh_selfplay::durable::write(path, bytes)
@@ -445,6 +450,9 @@ impl Run {
             &self.config.selfplay,
             total - done,
             seed,
+            // Ids unique over the run: each iteration has its own range,
+            // and a resumed phase goes on after the ids already written.
+            next_game_id(&dir).max(it as u64 * GAME_IDS_PER_ITERATION),
             self.threads,
             &mut |g, st| {
                 pending.push(g);
