@@ -200,19 +200,32 @@ fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<Se
     }
 }
 
-/// Plays `games` self-play games with ids from `first_id` on; `on_game`
-/// receives each finished game (in the order they finish, which the seed
-/// fixes) with the running counters.
+/// How many games to play, from which seed, numbered from where, on how
+/// many threads.
+#[derive(Clone, Copy, Debug)]
+pub struct SelfPlayJob {
+    pub games: u64,
+    pub seed: u64,
+    /// The first game's id; the others follow one by one.
+    pub first_id: u64,
+    pub threads: usize,
+}
+
+/// Plays the job's games; `on_game` receives each finished game (in the
+/// order they finish, which the seed fixes) with the running counters.
 pub fn run_selfplay(
     rules: Arc<RuleSet>,
     evaluator: &dyn Evaluator,
     cfg: &SelfPlayConfig,
-    games: u64,
-    seed: u64,
-    first_id: u64,
-    threads: usize,
+    job: SelfPlayJob,
     on_game: &mut dyn FnMut(SelfPlayGame, &SelfPlayStats),
 ) -> SelfPlayStats {
+    let SelfPlayJob {
+        games,
+        seed,
+        first_id,
+        threads,
+    } = job;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()

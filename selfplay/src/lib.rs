@@ -10,7 +10,7 @@ pub mod mcts;
 pub mod records;
 
 pub use config::{MctsConfig, SelfPlayConfig};
-pub use driver::{run_selfplay, SelfPlayStats};
+pub use driver::{run_selfplay, SelfPlayJob, SelfPlayStats};
 pub use evaluator::{
     load_evaluator, register_model_loader, CachedEvaluator, EvalRequest, Evaluation, Evaluator,
     UniformEvaluator,

@@ -311,10 +311,12 @@ fn play(
         r,
         &UniformEvaluator,
         cfg,
-        games,
-        seed,
-        0,
-        threads,
+        SelfPlayJob {
+            games,
+            seed,
+            first_id: 0,
+            threads,
+        },
         &mut |g, _| out.push(g),
     );
     assert_eq!(stats.games, games);
@@ -432,7 +434,13 @@ fn game_ids_start_where_asked() {
     let mut cfg = small_cfg();
     cfg.concurrent_games = 3;
     let mut ids = Vec::new();
-    let stats = run_selfplay(r, &UniformEvaluator, &cfg, 7, 1, 100, 1, &mut |g, _| {
+    let job = SelfPlayJob {
+        games: 7,
+        seed: 1,
+        first_id: 100,
+        threads: 1,
+    };
+    let stats = run_selfplay(r, &UniformEvaluator, &cfg, job, &mut |g, _| {
         ids.push(g.game_id)
     });
     assert_eq!(stats.games, 7);

@@ -1,6 +1,6 @@
 use anyhow::{Context, Result};
 use brandubh_selfplay::records::{next_game_id, next_shard_index};
-use brandubh_selfplay::{load_evaluator, run_selfplay, write_shard, SelfPlayConfig};
+use brandubh_selfplay::{load_evaluator, run_selfplay, write_shard, SelfPlayConfig, SelfPlayJob};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -59,10 +59,12 @@ pub fn run(a: Args) -> Result<()> {
         rules.clone(),
         evaluator.as_ref(),
         &cfg,
-        a.games,
-        a.seed,
-        next_game_id(&a.out),
-        threads,
+        SelfPlayJob {
+            games: a.games,
+            seed: a.seed,
+            first_id: next_game_id(&a.out),
+            threads,
+        },
         &mut |g, st| {
             pending.push(g);
             bar.inc(1);

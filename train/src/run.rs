@@ -19,7 +19,7 @@ use brandubh_rules::{splitmix64, RuleSet};
 use brandubh_selfplay::records::{
     list_shards, next_game_id, next_shard_index, read_dir, read_shard,
 };
-use brandubh_selfplay::{run_selfplay, write_shard};
+use brandubh_selfplay::{run_selfplay, write_shard, SelfPlayJob};
 use burn::tensor::Device;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -448,12 +448,14 @@ impl Run {
             self.rules.clone(),
             evaluator.as_ref(),
             &self.config.selfplay,
-            total - done,
-            seed,
-            // Ids unique over the run: each iteration has its own range,
-            // and a resumed phase goes on after the ids already written.
-            next_game_id(&dir).max(it as u64 * GAME_IDS_PER_ITERATION),
-            self.threads,
+            SelfPlayJob {
+                games: total - done,
+                seed,
+                // Ids unique over the run: each iteration has its own range,
+                // and a resumed phase goes on after the ids already written.
+                first_id: next_game_id(&dir).max(it as u64 * GAME_IDS_PER_ITERATION),
+                threads: self.threads,
+            },
             &mut |g, st| {
                 pending.push(g);
                 progress.inc(
