@@ -121,6 +121,14 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
         games, 16,
         "8 self-play games per iteration, none lost or doubled"
     );
+    // Teacher games in the first iteration only, each once.
+    let (teacher, errors) = brandubh_selfplay::read_dir(&dir.join("teacher/iter-0001"));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(teacher.len(), 2);
+    assert!(teacher
+        .iter()
+        .all(|g| g.model_id == "teacher:alphabeta:depth=1"));
+    assert!(!dir.join("teacher/iter-0002").exists());
     let (mut ladder_files, mut timed_files) = (0, 0);
     for e in std::fs::read_dir(dir.join("arena")).unwrap() {
         let p = e.unwrap().path();

@@ -98,6 +98,11 @@ fn training_record(model: &Path, generation: u32) -> serde_json::Value {
         use sha2::Digest;
         format!("{:x}", sha2::Sha256::digest(&config))
     };
+    let teacher = std::str::from_utf8(&config)
+        .ok()
+        .and_then(|t| brandubh_train::RunConfig::from_toml(t, "config.toml").ok())
+        .and_then(|c| c.teacher)
+        .filter(|t| t.games > 0 && t.generations > 0);
     let records: Vec<serde_json::Value> = std::fs::read_to_string(run.join("generations.jsonl"))
         .unwrap_or_default()
         .lines()
@@ -136,7 +141,13 @@ fn training_record(model: &Path, generation: u32) -> serde_json::Value {
         "generation": generation,
         "config_sha256": config_hash,
         "selfplay_games_up_to_here": games,
-        "self_play_only": true,
+        // Teacher games (alpha-beta's) were in the training data of the
+        // generations after the first teacher generation.
+        "self_play_only": teacher.is_none(),
+        "teacher": teacher.map(|t| json!({
+            "player": t.player, "games_per_generation": t.games,
+            "generations": t.generations, "random_move_prob": t.random_move_prob,
+        })),
         "generation_record": this,
         "rating": rating,
     })

@@ -19,6 +19,9 @@ pub struct RunConfig {
     pub selfplay: SelfPlayConfig,
     pub train: TrainSection,
     pub eval: EvalSection,
+    /// Teacher games for the first generations (optional; docs/training.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teacher: Option<crate::teacher::TeacherSection>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -92,6 +95,22 @@ impl RunConfig {
             return Err(format!(
                 "{file}: eval.equal_time_ms: {ms} is out of range 1..=60000"
             ));
+        }
+        if let Some(t) = &c.teacher {
+            if !(0.0..=1.0).contains(&t.random_move_prob) {
+                return Err(format!(
+                    "{file}: teacher.random_move_prob must be within 0..=1, not {}",
+                    t.random_move_prob
+                ));
+            }
+            let spec = brandubh_eval::PlayerSpec::parse(&t.player)
+                .map_err(|x| format!("{file}: teacher.player: {x}"))?;
+            if spec.kind != "alphabeta" {
+                return Err(format!(
+                    "{file}: teacher.player `{}` must be an alpha-beta player",
+                    t.player
+                ));
+            }
         }
         if !["always", "score"].contains(&c.eval.gating.as_str()) {
             return Err(format!(

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod data;
 pub mod run;
+pub mod teacher;
 pub mod trainer;
 
 pub use config::RunConfig;

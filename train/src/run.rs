@@ -266,6 +266,63 @@ impl Run {
         out
     }
 
+    fn teacher_dir(&self, iteration: u32) -> PathBuf {
+        self.dir
+            .join("teacher")
+            .join(format!("iter-{iteration:04}"))
+    }
+
+    /// The teacher's games of iteration `it`, when the config asks for
+    /// them: played after the self-play games, resumable in the same way.
+    fn teacher_phase(&self, it: u32, progress: &dyn Progress) -> Result<(), RunError> {
+        let Some(t) = self.config.teacher.clone() else {
+            return Ok(());
+        };
+        if it > t.generations || t.games == 0 {
+            return Ok(());
+        }
+        let dir = self.teacher_dir(it);
+        std::fs::create_dir_all(&dir).map_err(e)?;
+        for entry in std::fs::read_dir(&dir).map_err(e)?.flatten() {
+            let p = entry.path();
+            if p.to_string_lossy().ends_with(".tmp") {
+                let _ = std::fs::remove_file(&p);
+            }
+        }
+        let (have, _) = read_dir(&dir);
+        let done = have.len() as u64;
+        if done >= t.games {
+            return Ok(());
+        }
+        progress.phase(
+            &format!("iteration {it}: teacher games ({})", t.player),
+            t.games,
+        );
+        progress.inc(done, "");
+        let seed = splitmix64(self.config.seed ^ 0x7eac ^ splitmix64(it as u64));
+        let id_base = it as u64 * GAME_IDS_PER_ITERATION + GAME_IDS_PER_ITERATION / 2;
+        let per_shard = self.config.selfplay.games_per_shard.max(1) as u64;
+        let mut k = done;
+        while k < t.games {
+            let end = (k + per_shard).min(t.games);
+            let games = crate::teacher::play_teacher_games(
+                &self.rules,
+                &t,
+                &self.config.selfplay,
+                k..end,
+                seed,
+                id_base,
+                self.threads,
+            )
+            .map_err(RunError)?;
+            write_shard(&dir, next_shard_index(&dir), &games).map_err(e)?;
+            progress.inc(end - k, "");
+            k = end;
+        }
+        progress.done();
+        Ok(())
+    }
+
     fn selfplay_dir(&self, iteration: u32) -> PathBuf {
         self.dir
             .join("selfplay")
@@ -292,6 +349,7 @@ impl Run {
         let t0 = Instant::now();
         if self.state.phase == Phase::SelfPlay {
             self.selfplay_phase(it, progress, tb)?;
+            self.teacher_phase(it, progress)?;
             write_atomic(
                 &timing_path,
                 format!("{{\"selfplay_seconds\": {}}}", t0.elapsed().as_secs_f64()).as_bytes(),
@@ -559,8 +617,10 @@ impl Run {
         let mut newest_first = Vec::new();
         let mut held = 0usize;
         for i in (1..=it).rev() {
-            let (g, errors) = read_dir(&self.selfplay_dir(i));
-            for x in errors {
+            let (mut g, errors) = read_dir(&self.teacher_dir(i));
+            let (own, more) = read_dir(&self.selfplay_dir(i));
+            g.extend(own);
+            for x in errors.into_iter().chain(more) {
                 progress.line(&format!("warning: skipped {x}"));
             }
             held += g.iter().map(|x| x.positions.len()).sum::<usize>();
