@@ -194,6 +194,12 @@ pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
             ),
         });
     }
+    if meta.content_hash.len() != 64 || !meta.content_hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(CheckpointError::Invalid {
+            path,
+            why: "content_hash must be 64 hexadecimal digits (the SHA-256 of the weights)".into(),
+        });
+    }
     if meta.encoding_version != ENCODING_VERSION {
         return Err(CheckpointError::Invalid {
             path,
@@ -238,7 +244,7 @@ pub fn load(
             why: format!(
                 "corrupted: its weights hash to {}…, model.json expects {}…",
                 &hash[..12],
-                &meta.content_hash[..12.min(meta.content_hash.len())]
+                meta.model_id()
             ),
         });
     }

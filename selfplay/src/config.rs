@@ -98,9 +98,101 @@ impl Default for SelfPlayConfig {
     }
 }
 
+impl MctsConfig {
+    /// Every value in a range the search can use; the error names the key
+    /// (as `mcts.KEY`) and its range.
+    pub fn check(&self) -> Result<(), String> {
+        let range = |key: &str, x: f64, lo: f64, hi: f64| {
+            if x.is_finite() && (lo..=hi).contains(&x) {
+                Ok(())
+            } else {
+                Err(format!("mcts.{key} = {x}: must be within {lo}..={hi}"))
+            }
+        };
+        range("simulations", self.simulations as f64, 1.0, 1e8)?;
+        range("cheap_simulations", self.cheap_simulations as f64, 1.0, 1e8)?;
+        range("full_search_prob", self.full_search_prob as f64, 0.0, 1.0)?;
+        range("c_puct", self.c_puct as f64, 0.01, 100.0)?;
+        range("fpu_reduction", self.fpu_reduction as f64, 0.0, 2.0)?;
+        range("dirichlet_alpha", self.dirichlet_alpha as f64, 0.001, 100.0)?;
+        range("dirichlet_epsilon", self.dirichlet_epsilon as f64, 0.0, 1.0)?;
+        // visits^(1/T) overflows for T near 0; 0 itself means "most visited".
+        if self.temperature != 0.0 {
+            range("temperature", self.temperature as f64, 0.05, 100.0)
+                .map_err(|e| format!("{e} (or exactly 0: always the most visited move)"))?;
+        }
+        range(
+            "gumbel_considered",
+            self.gumbel_considered as f64,
+            1.0,
+            1176.0,
+        )?;
+        range("gumbel_c_visit", self.gumbel_c_visit as f64, 0.001, 1e6)?;
+        range("gumbel_c_scale", self.gumbel_c_scale as f64, 0.001, 1e6)?;
+        range("virtual_loss", self.virtual_loss as f64, 0.0, 2.0)?;
+        Ok(())
+    }
+}
+
 impl SelfPlayConfig {
     pub fn from_file(path: &std::path::Path) -> Result<SelfPlayConfig, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message().trim()))
+        let c: SelfPlayConfig = toml::from_str(&text)
+            .map_err(|e| format!("{}: {}", path.display(), e.message().trim()))?;
+        c.check().map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(c)
+    }
+
+    /// Every value in a range self-play can use; the error names the key.
+    pub fn check(&self) -> Result<(), String> {
+        self.mcts.check()?;
+        let range = |key: &str, x: f64, lo: f64, hi: f64| {
+            if x.is_finite() && (lo..=hi).contains(&x) {
+                Ok(())
+            } else {
+                Err(format!("{key} = {x}: must be within {lo}..={hi}"))
+            }
+        };
+        range(
+            "concurrent_games",
+            self.concurrent_games as f64,
+            1.0,
+            65536.0,
+        )?;
+        range("max_plies", self.max_plies as f64, 1.0, 65535.0)?;
+        range("opening_plies", self.opening_plies as f64, 0.0, 1000.0)?;
+        range("games_per_shard", self.games_per_shard as f64, 1.0, 1e6)?;
+        range(
+            "attacker_sims_factor",
+            self.attacker_sims_factor as f64,
+            0.01,
+            100.0,
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_range_values_are_named() {
+        assert!(SelfPlayConfig::default().check().is_ok());
+        let bad = |f: &dyn Fn(&mut SelfPlayConfig), key: &str| {
+            let mut c = SelfPlayConfig::default();
+            f(&mut c);
+            let e = c.check().unwrap_err();
+            assert!(e.contains(key), "{e}");
+        };
+        bad(&|c| c.mcts.dirichlet_epsilon = 1.5, "dirichlet_epsilon");
+        bad(&|c| c.mcts.temperature = 1e-6, "temperature");
+        bad(&|c| c.mcts.c_puct = f32::NAN, "c_puct");
+        bad(&|c| c.mcts.simulations = 0, "simulations");
+        bad(&|c| c.concurrent_games = 0, "concurrent_games");
+        bad(&|c| c.attacker_sims_factor = -1.0, "attacker_sims_factor");
+        let mut c = SelfPlayConfig::default();
+        c.mcts.temperature = 0.0;
+        assert!(c.check().is_ok(), "0: always the most visited move");
     }
 }

@@ -81,6 +81,31 @@ impl RunConfig {
     pub fn from_toml(text: &str, file: &str) -> Result<RunConfig, String> {
         let c: RunConfig =
             toml::from_str(text).map_err(|e| format!("{file}: {}", e.message().trim()))?;
+        c.selfplay
+            .check()
+            .map_err(|x| format!("{file}: selfplay.{x}"))?;
+        let n = &c.net;
+        if !(1..=512).contains(&n.channels)
+            || n.blocks > 64
+            || !(1..=4096).contains(&n.value_hidden)
+        {
+            return Err(format!(
+                "{file}: net: channels must be within 1..=512, blocks 0..=64, value_hidden 1..=4096 (got {}, {}, {})",
+                n.channels, n.blocks, n.value_hidden
+            ));
+        }
+        let t = &c.train;
+        let ok = |x: f64, lo: f64, hi: f64| x.is_finite() && (lo..=hi).contains(&x);
+        if !ok(t.lr, 1e-7, 10.0)
+            || !ok(t.lr_final, 0.0, 10.0)
+            || !ok(t.weight_decay as f64, 0.0, 1.0)
+            || !ok(t.value_target_mix as f64, 0.0, 1.0)
+            || t.window_positions == 0
+        {
+            return Err(format!(
+                "{file}: train: lr must be within 1e-7..=10, lr_final 0..=10, weight_decay and value_target_mix 0..=1, window_positions positive"
+            ));
+        }
         if c.train.batch_size == 0 || c.train.checkpoint_every == 0 {
             return Err(format!(
                 "{file}: train.batch_size and train.checkpoint_every must be positive"

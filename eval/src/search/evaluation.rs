@@ -104,10 +104,25 @@ impl EvalWeights {
         }
     }
 
+    /// The largest weight allowed (a weight 100 times an attacker man's):
+    /// the sum of every term then stays well inside an `i32`.
+    pub const MAX_WEIGHT: i32 = 10_000;
+
     /// Reads weights from a TOML file, naming the file and key on error.
     pub fn from_file(path: &std::path::Path) -> Result<EvalWeights, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))
+        let w: EvalWeights =
+            toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?;
+        for (name, v) in Self::NAMES.iter().zip(w.to_array()) {
+            if v.abs() > Self::MAX_WEIGHT as f64 {
+                return Err(format!(
+                    "{}: `{name}` = {v}: weights must be within ±{}",
+                    path.display(),
+                    Self::MAX_WEIGHT
+                ));
+            }
+        }
+        Ok(w)
     }
 }
 
@@ -279,11 +294,16 @@ pub fn evaluate(rules: &RuleSet, pos: &Position, w: &EvalWeights) -> i32 {
     } else {
         -w.tempo
     };
+    // However large the weights, an evaluation never reads as a won game.
+    let s = s.clamp(-EVAL_LIMIT, EVAL_LIMIT);
     match pos.side_to_move() {
         Side::Attackers => s,
         Side::Defenders => -s,
     }
 }
+
+/// The largest evaluation, far below the scores of won games (`WIN`).
+pub const EVAL_LIMIT: i32 = super::WIN / 2;
 
 /// Defenders (king included) that cannot reach the edge through squares
 /// free of attackers.
