@@ -38,5 +38,8 @@ fn every_selfplay_and_eval_config_parses() {
 #[test]
 fn the_selfplay_defaults_file_is_the_built_in_defaults() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/selfplay/default.toml");
-    assert_eq!(SelfPlayConfig::from_file(&p).unwrap(), SelfPlayConfig::default());
+    assert_eq!(
+        SelfPlayConfig::from_file(&p).unwrap(),
+        SelfPlayConfig::default()
+    );
 }
