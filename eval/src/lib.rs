@@ -7,6 +7,7 @@
 pub mod arena;
 pub mod balance;
 pub mod charts;
+pub mod fuzzing;
 pub mod mcts_player;
 pub mod otep;
 mod player;
