@@ -152,15 +152,14 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-// The kill campaign (ignored: `cargo test --release --test loop_resume -- --ignored`).
-// The kill campaign (`cargo test --release --test kill_campaign -- --ignored`):
-// a tiny run of five generations killed with SIGKILL twenty times, each
-// kill aimed at a phase (self-play, training, evaluation, and the moment a
-// generation is recorded and promoted) by watching the run's own files,
-// then resumed to the end. Afterwards every file reads, every finished
-// game is in exactly one shard, no generation is recorded twice, and the
-// run took exactly the steps and games an unkilled run takes. The default
-// test run has a smaller version (`loop_resume.rs`).
+// The kill campaign (ignored: `cargo test --release --test loop_resume --
+// --ignored`): a tiny run of five generations killed with SIGKILL twenty
+// times, each kill aimed at a phase (self-play, training, evaluation, and
+// the moment a generation is recorded and promoted) by watching the run's
+// own files, then resumed to the end. Afterwards every file reads, every
+// finished game is in exactly one shard, no generation is recorded twice,
+// and the run took exactly the steps and games an unkilled run takes. The
+// default test run has the smaller version above.
 const GENERATIONS: u64 = 5;
 
 fn config(dir: &Path) -> std::path::PathBuf {
