@@ -1,11 +1,8 @@
 //! The net, its evaluator, checkpoints and ONNX export.
 
 use brandubh_model::encoding::{encode, INPUT_LEN};
-use brandubh_model::export::run_tract;
 use brandubh_model::export::{export, run_tract};
 use brandubh_model::{load, load_evaluator, read_meta, save, NetConfig, NetEvaluator};
-use brandubh_model::{load, NetEvaluator};
-use brandubh_rules::RuleSet;
 use brandubh_rules::{Game, Position, RuleSet, Symmetry};
 use brandubh_selfplay::{EvalRequest, Evaluator};
 use burn::tensor::Device;
