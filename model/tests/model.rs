@@ -10,6 +10,14 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// burn's random generator is one per process: tests that seed it or
+/// initialise a net (loading one does) take turns, so a seeded test's
+/// weights are its own.
+fn rng_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("brandubh-model-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -45,6 +53,7 @@ fn eval_all(ev: &dyn Evaluator, games: &[Game]) -> Vec<brandubh_selfplay::Evalua
 
 #[test]
 fn evaluator_outputs_are_distributions_and_batch_independent() {
+    let _rng = rng_lock();
     let r = rules("wtf");
     let device = Device::flex();
     device.seed(3);
@@ -68,6 +77,7 @@ fn evaluator_outputs_are_distributions_and_batch_independent() {
 
 #[test]
 fn checkpoints_round_trip() {
+    let _rng = rng_lock();
     let r = rules("ludii");
     let dir = tmp("roundtrip");
     let device = Device::flex();
@@ -95,6 +105,7 @@ fn checkpoints_round_trip() {
 
 #[test]
 fn bad_checkpoints_are_refused_with_reasons() {
+    let _rng = rng_lock();
     let r = rules("wtf");
     let dir = tmp("bad");
     let device = Device::flex();
@@ -137,6 +148,7 @@ fn bad_checkpoints_are_refused_with_reasons() {
 
 #[test]
 fn encoding_commutes_with_symmetries() {
+    let _rng = rng_lock();
     let r = rules("modern");
     for g in some_positions(&r) {
         let p = g.position();
@@ -161,6 +173,7 @@ fn encoding_commutes_with_symmetries() {
 
 #[test]
 fn onnx_export_matches_burn_in_tract() {
+    let _rng = rng_lock();
     let r = rules("wtf");
     let dir = tmp("onnx");
     std::fs::create_dir_all(&dir).unwrap();
@@ -207,6 +220,7 @@ fn onnx_export_matches_burn_in_tract() {
 
 #[test]
 fn same_seed_same_weights_same_id() {
+    let _rng = rng_lock();
     let r = rules("wtf");
     let config = NetConfig::new().with_channels(8).with_blocks(1);
     let device = Device::flex();
@@ -228,6 +242,7 @@ fn same_seed_same_weights_same_id() {
 
 #[test]
 fn tract_evaluator_matches_burn_and_the_cache_answers_alike() {
+    let _rng = rng_lock();
     use brandubh_model::TractEvaluator;
     use brandubh_selfplay::CachedEvaluator;
     let r = rules("modern");
@@ -259,6 +274,7 @@ fn tract_evaluator_matches_burn_and_the_cache_answers_alike() {
 
 #[test]
 fn a_model_is_loaded_once_per_process() {
+    let _rng = rng_lock();
     brandubh_selfplay::register_model_loader(load_evaluator);
     let r = rules("wtf");
     let dir = tmp("load-once");
@@ -384,6 +400,7 @@ fn floats(v: &serde_json::Value) -> Vec<f32> {
 
 #[test]
 fn shipped_nets_match_their_cards() {
+    let _rng = rng_lock();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
     let mut seen = Vec::new();
     for rules in ["wtf", "modern"] {
