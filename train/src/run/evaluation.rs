@@ -1,0 +1,167 @@
+//! The evaluation phase: the candidate against the current net, the
+//! baseline, the ladder and alpha-beta at equal time; the run's ratings.
+
+use super::*;
+
+impl Run {
+    /// The arena spec (and rating name) of the MCTS player of checkpoint
+    /// `dir`: the run's PUCT settings (named in the spec where they differ
+    /// from the player defaults), no noise, the run's evaluation simulations.
+    pub(super) fn mcts_spec(&self, dir: &Path) -> String {
+        let run = &self.config.selfplay.mcts;
+        let player = brandubh_selfplay::MctsConfig::default();
+        let mut spec = format!(
+            "mcts:model={},sims={}",
+            dir.display(),
+            self.config.eval.sims
+        );
+        if run.c_puct != player.c_puct {
+            spec += &format!(",cpuct={}", run.c_puct);
+        }
+        if run.fpu_reduction != player.fpu_reduction {
+            spec += &format!(",fpu={}", run.fpu_reduction);
+        }
+        if run.gumbel != player.gumbel {
+            spec += &format!(",gumbel={}", run.gumbel as u8);
+        }
+        spec
+    }
+
+    /// Candidate against the current net, the baseline, the ladder, and
+    /// alpha-beta at equal time.
+    pub(super) fn eval_phase(&self, it: u32, progress: &dyn Progress) -> Result<EvalOutcome, RunError> {
+        let cand = self.ckpt(&ckpt_name(it));
+        let cur = self.ckpt(&self.state.current);
+        let ev = &self.config.eval;
+        let play_on = |a: String,
+                       b: String,
+                       pairs: u64,
+                       file: &str,
+                       seed: u64,
+                       threads: usize|
+         -> Result<brandubh_eval::MatchSummary, RunError> {
+            let cfg = MatchConfig {
+                rules: self.rules.clone(),
+                a: PlayerSpec::parse(&a).map_err(e)?,
+                b: PlayerSpec::parse(&b).map_err(e)?,
+                pairs,
+                openings: ev.openings,
+                seed,
+                max_plies: ev.max_plies,
+                threads,
+                sprt: None,
+                swap_sides: true,
+                balanced: None,
+                clock: None,
+            };
+            progress.phase(&format!("iteration {it}: {file}"), pairs * 2);
+            let (s, _) = run_match(&cfg, Some(&self.dir.join("arena").join(file)), &|_| {
+                progress.inc(1, "")
+            })
+            .map_err(e)?;
+            progress.done();
+            Ok(s)
+        };
+        let play = |a, b, pairs, file: &str, seed| play_on(a, b, pairs, file, seed, self.threads);
+        let seed = splitmix64(self.config.seed ^ 0xe7a1 ^ it as u64);
+        let vs = play(
+            self.mcts_spec(&cand),
+            self.mcts_spec(&cur),
+            ev.pairs,
+            &format!("iter-{it:04}-vs-current.jsonl"),
+            seed,
+        )?;
+        let base = if ev.baseline_pairs > 0 {
+            let s = play(
+                self.mcts_spec(&cand),
+                ev.baseline.clone(),
+                ev.baseline_pairs,
+                &format!("iter-{it:04}-vs-baseline.jsonl"),
+                seed ^ 1,
+            )?;
+            for (k, rung) in ev.ladder.iter().enumerate() {
+                let r = play(
+                    self.mcts_spec(&cand),
+                    rung.clone(),
+                    ev.baseline_pairs,
+                    &format!("iter-{it:04}-vs-ladder-{}.jsonl", k + 1),
+                    seed ^ (2 + k as u64),
+                )?;
+                progress.line(&format!(
+                    "iteration {it}: vs {rung} {:.0} % ({:+.0} Elo)",
+                    100.0 * r.score,
+                    r.elo
+                ));
+            }
+            Some((s.score, s.elo))
+        } else {
+            None
+        };
+        // Equal time: one game at a time, so each player has the machine.
+        let mut equal_time = Vec::new();
+        for &ms in &ev.equal_time_ms {
+            let timed = self
+                .mcts_spec(&cand)
+                .replace(&format!(",sims={}", ev.sims), &format!(",ms={ms}"));
+            let r = play_on(
+                timed,
+                format!("alphabeta:ms={ms}"),
+                ev.baseline_pairs.max(1),
+                &format!("iter-{it:04}-equal-time-{ms}ms.jsonl"),
+                seed ^ (0x100 + ms),
+                1,
+            )?;
+            progress.line(&format!(
+                "iteration {it}: at {ms} ms a move vs alphabeta:ms={ms} {:.0} % ({:+.0} Elo)",
+                100.0 * r.score,
+                r.elo
+            ));
+            equal_time.push(EqualTime {
+                ms,
+                pairs: ev.baseline_pairs.max(1),
+                score: r.score,
+                elo: r.elo,
+                elo_ci95: r.elo_ci95,
+            });
+        }
+        Ok(EvalOutcome {
+            score: vs.score,
+            elo: vs.elo,
+            base,
+            equal_time,
+        })
+    }
+
+    /// Ratings of every player in the run's arena files, anchored on the baseline.
+    pub(super) fn write_ratings(&self) -> Result<Option<RatingTable>, RunError> {
+        let mut games: Vec<GameRecord> = Vec::new();
+        for entry in std::fs::read_dir(self.dir.join("arena"))
+            .map_err(e)?
+            .flatten()
+        {
+            let p = entry.path();
+            // Equal-time games pair timed players with nobody else: a
+            // separate component the ratings could not place.
+            let timed = p.to_string_lossy().contains("-equal-time-");
+            if p.extension().is_some_and(|x| x == "jsonl") && !timed {
+                games.extend(read_records(&p).map_err(e)?);
+            }
+        }
+        let anchor = if games.iter().any(|g| {
+            g.attackers == self.config.eval.baseline || g.defenders == self.config.eval.baseline
+        }) {
+            self.config.eval.baseline.clone()
+        } else {
+            match games.first() {
+                Some(g) => g.attackers.clone(),
+                None => return Ok(None),
+            }
+        };
+        let table = rate(&games, &anchor).map_err(e)?;
+        write_atomic(
+            &self.dir.join("ratings.json"),
+            serde_json::to_string_pretty(&table).map_err(e)?.as_bytes(),
+        )?;
+        Ok(Some(table))
+    }
+}

@@ -1,0 +1,433 @@
+//! The training run: generation after generation, self-play with the
+//! current net, train a candidate on the replay window, evaluate it against
+//! the current net and the fixed baseline, record, go on.
+//!
+//! Everything needed to resume lives in the run directory and is written
+//! atomically: `state.json` names the phase in progress; self-play shards
+//! appear whole or not at all; the candidate is checkpointed every few
+//! steps. A kill at any moment loses at most the games, training steps or
+//! evaluation games in flight.
+
+mod evaluation;
+mod selfplay;
+mod training;
+
+use crate::config::RunConfig;
+use crate::data::{draw_batch, window};
+use crate::trainer::{optimizer_file, Trainer};
+use brandubh_eval::arena::{run_match, MatchConfig};
+use brandubh_eval::ratings::{rate, RatingTable};
+use brandubh_eval::{read_records, GameRecord, PlayerSpec};
+use brandubh_model::{load, read_meta, save, NetConfig};
+use brandubh_rules::{splitmix64, RuleSet};
+use brandubh_selfplay::records::{
+    list_shards, next_game_id, next_shard_index, read_dir, read_shard,
+};
+use brandubh_selfplay::{run_selfplay, write_shard, SelfPlayJob};
+use burn::tensor::Device;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+use tensorboard_rs::summary_writer::SummaryWriter;
+
+/// Progress reporting, implemented by the binary (progress bars).
+pub trait Progress: Sync {
+    fn phase(&self, name: &str, total: u64);
+    fn inc(&self, n: u64, message: &str);
+    fn done(&self);
+    fn line(&self, text: &str);
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    SelfPlay,
+    Train,
+    Eval,
+}
+
+/// What `state.json` holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    /// Iterations finished.
+    pub iteration: u32,
+    /// Checkpoint (under `checkpoints/`) that plays self-play now.
+    pub current: String,
+    /// The phase in progress of iteration `iteration + 1`.
+    pub phase: Phase,
+    /// Optimiser steps so far over the whole run.
+    pub global_step: u64,
+}
+
+/// What the evaluation phase measured.
+struct EvalOutcome {
+    /// Score and Elo against the current net.
+    score: f64,
+    elo: f64,
+    /// Score and Elo against the baseline, when it was played.
+    base: Option<(f64, f64)>,
+    equal_time: Vec<EqualTime>,
+}
+
+/// The candidate as `mcts:…,ms=T` against `alphabeta:ms=T`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EqualTime {
+    pub ms: u64,
+    pub pairs: u64,
+    pub score: f64,
+    pub elo: f64,
+    pub elo_ci95: [f64; 2],
+}
+
+/// One finished iteration, appended to `generations.jsonl`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct IterationRecord {
+    pub iteration: u32,
+    pub selfplay_net: String,
+    pub candidate: String,
+    pub promoted: bool,
+    pub selfplay_seconds: f64,
+    pub train_seconds: f64,
+    pub eval_seconds: f64,
+    pub games: u64,
+    pub attacker_share: f64,
+    pub defender_share: f64,
+    pub draw_share: f64,
+    pub mean_length: f64,
+    pub score_vs_current: f64,
+    pub elo_vs_current: f64,
+    pub score_vs_baseline: Option<f64>,
+    pub elo_vs_baseline: Option<f64>,
+    pub final_policy_loss: f32,
+    pub final_value_loss: f32,
+    /// Matches at equal time against alpha-beta (`eval.equal_time_ms`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub equal_time: Vec<EqualTime>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct RunError(pub String);
+
+fn e(x: impl std::fmt::Display) -> RunError {
+    RunError(x.to_string())
+}
+
+pub struct Run {
+    pub dir: PathBuf,
+    pub config: RunConfig,
+    pub rules: Arc<RuleSet>,
+    pub state: RunState,
+    threads: usize,
+}
+
+/// Self-play game ids of iteration `it` start at `it` times this.
+pub const GAME_IDS_PER_ITERATION: u64 = 1_000_000_000;
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
+    brandubh_selfplay::durable::write(path, bytes)
+        .map_err(|x| RunError(format!("{}: {x}", path.display())))
+}
+
+fn append_line(path: &Path, line: &str) -> Result<(), RunError> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|x| RunError(format!("{}: {x}", path.display())))?;
+    writeln!(f, "{line}")
+        .and_then(|_| f.sync_all())
+        .map_err(|x| RunError(format!("{}: {x}", path.display())))
+}
+
+fn ckpt_name(i: u32) -> String {
+    format!("gen-{i:04}")
+}
+
+impl Run {
+    /// Opens a run directory, creating it (with generation 0) from `config`
+    /// if it holds no run yet. An existing run keeps its own config; a
+    /// different `config_text` is refused rather than silently mixed.
+    pub fn open(dir: &Path, config_text: Option<(&str, &str)>) -> Result<Run, RunError> {
+        let cfg_path = dir.join("config.toml");
+        let existing = cfg_path.exists();
+        let text = if existing {
+            let t = std::fs::read_to_string(&cfg_path)
+                .map_err(|x| RunError(format!("{}: {x}", cfg_path.display())))?;
+            if let Some((given, file)) = config_text {
+                let a = RunConfig::from_toml(given, file).map_err(RunError)?;
+                let b =
+                    RunConfig::from_toml(&t, &cfg_path.display().to_string()).map_err(RunError)?;
+                if a != b {
+                    return Err(RunError(format!(
+                        "{} already holds a run with a different config; resume it without --config or choose another --run-dir",
+                        dir.display()
+                    )));
+                }
+            }
+            t
+        } else {
+            let (t, _) = config_text.ok_or_else(|| {
+                RunError(format!(
+                    "{}: no run here and no config given",
+                    dir.display()
+                ))
+            })?;
+            t.to_string()
+        };
+        let config =
+            RunConfig::from_toml(&text, &cfg_path.display().to_string()).map_err(RunError)?;
+        let rules = Arc::new(RuleSet::named(&config.rules).map_err(e)?);
+        let threads = if config.threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            config.threads
+        };
+        for sub in ["checkpoints", "selfplay", "arena", "tb"] {
+            std::fs::create_dir_all(dir.join(sub))
+                .map_err(|x| RunError(format!("{}: {x}", dir.join(sub).display())))?;
+        }
+        if !existing {
+            write_atomic(&cfg_path, text.as_bytes())?;
+        }
+        let state_path = dir.join("state.json");
+        let state = if state_path.exists() {
+            let s = std::fs::read_to_string(&state_path).map_err(e)?;
+            serde_json::from_str(&s)
+                .map_err(|x| RunError(format!("{}: {x}", state_path.display())))?
+        } else {
+            let device = Device::flex();
+            device.seed(config.seed);
+            let nc = net_config(&config);
+            let net = nc.init(&device);
+            save(
+                &dir.join("checkpoints").join(ckpt_name(0)),
+                &net,
+                &nc,
+                &rules,
+                0,
+                0,
+                &format!("run seed {}", config.seed),
+            )
+            .map_err(e)?;
+            let s = RunState {
+                iteration: 0,
+                current: ckpt_name(0),
+                phase: Phase::SelfPlay,
+                global_step: 0,
+            };
+            write_atomic(
+                &state_path,
+                serde_json::to_string_pretty(&s).map_err(e)?.as_bytes(),
+            )?;
+            s
+        };
+        Ok(Run {
+            dir: dir.to_path_buf(),
+            config,
+            rules,
+            state,
+            threads,
+        })
+    }
+
+    fn save_state(&self) -> Result<(), RunError> {
+        write_atomic(
+            &self.dir.join("state.json"),
+            serde_json::to_string_pretty(&self.state)
+                .map_err(e)?
+                .as_bytes(),
+        )
+    }
+
+    fn ckpt(&self, name: &str) -> PathBuf {
+        self.dir.join("checkpoints").join(name)
+    }
+
+    /// Partial candidates (`checkpoints/candidate-STEP/`), newest first. Each
+    /// is written into a fresh directory, weights first and `model.json`
+    /// last, so one with its metadata is whole; a kill can only leave an
+    /// unfinished newest one behind, never spoil an older one.
+    fn partial_candidates(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = std::fs::read_dir(self.dir.join("checkpoints"))
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with("candidate"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.sort();
+        out.reverse();
+        out
+    }
+
+    /// Runs iterations until `config.generations` are done.
+    pub fn run(&mut self, progress: &dyn Progress) -> Result<(), RunError> {
+        let mut tb = SummaryWriter::new(self.dir.join("tb"));
+        while self.state.iteration < self.config.generations {
+            self.iteration(progress, &mut tb)?;
+            tb.flush();
+        }
+        Ok(())
+    }
+
+    fn iteration(
+        &mut self,
+        progress: &dyn Progress,
+        tb: &mut SummaryWriter,
+    ) -> Result<(), RunError> {
+        let it = self.state.iteration + 1;
+        let timing_path = self.dir.join(format!("selfplay/iter-{it:04}.timing.json"));
+        let t0 = Instant::now();
+        if self.state.phase == Phase::SelfPlay {
+            self.selfplay_phase(it, progress, tb)?;
+            self.teacher_phase(it, progress)?;
+            write_atomic(
+                &timing_path,
+                format!("{{\"selfplay_seconds\": {}}}", t0.elapsed().as_secs_f64()).as_bytes(),
+            )?;
+            self.state.phase = Phase::Train;
+            self.save_state()?;
+        }
+        let selfplay_seconds = std::fs::read_to_string(&timing_path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["selfplay_seconds"].as_f64())
+            .unwrap_or(0.0);
+        let t1 = Instant::now();
+        let candidate = ckpt_name(it);
+        if self.state.phase == Phase::Train {
+            self.train_phase(it, None, progress, tb)?;
+            self.state.phase = Phase::Eval;
+            self.save_state()?;
+        }
+        let train_seconds = t1.elapsed().as_secs_f64();
+        let t2 = Instant::now();
+        let EvalOutcome {
+            score,
+            elo,
+            base,
+            equal_time,
+        } = self.eval_phase(it, progress)?;
+        let eval_seconds = t2.elapsed().as_secs_f64();
+        let promoted =
+            self.config.eval.gating == "always" || score >= self.config.eval.promote_score;
+        // Self-play statistics of this iteration's games.
+        let (games, errors) = read_dir(&self.selfplay_dir(it));
+        for x in errors {
+            progress.line(&format!("warning: skipped {x}"));
+        }
+        let n = games.len().max(1) as f64;
+        let share = |r: &str| games.iter().filter(|g| g.result_str() == r).count() as f64 / n;
+        let meta = read_meta(&self.ckpt(&candidate)).map_err(e)?;
+        let rec = IterationRecord {
+            iteration: it,
+            selfplay_net: self.state.current.clone(),
+            candidate: candidate.clone(),
+            promoted,
+            selfplay_seconds,
+            train_seconds,
+            eval_seconds,
+            games: games.len() as u64,
+            attacker_share: share("attackers_win"),
+            defender_share: share("defenders_win"),
+            draw_share: share("draw"),
+            mean_length: games.iter().map(|g| g.plies as f64).sum::<f64>() / n,
+            score_vs_current: score,
+            elo_vs_current: elo,
+            score_vs_baseline: base.map(|b| b.0),
+            elo_vs_baseline: base.map(|b| b.1),
+            final_policy_loss: meta.provenance_loss(0),
+            final_value_loss: meta.provenance_loss(1),
+            equal_time,
+        };
+        let step = it as usize;
+        tb.add_scalar("selfplay/attacker_share", rec.attacker_share as f32, step);
+        tb.add_scalar("selfplay/defender_share", rec.defender_share as f32, step);
+        tb.add_scalar("selfplay/draw_share", rec.draw_share as f32, step);
+        tb.add_scalar("selfplay/mean_length", rec.mean_length as f32, step);
+        tb.add_scalar("eval/score_vs_current", score as f32, step);
+        if let Some((s, el)) = base {
+            tb.add_scalar("eval/score_vs_baseline", s as f32, step);
+            tb.add_scalar("eval/elo_vs_baseline", el as f32, step);
+        }
+        tb.add_scalar("time/selfplay_seconds", selfplay_seconds as f32, step);
+        tb.add_scalar("time/train_seconds", train_seconds as f32, step);
+        tb.add_scalar("time/eval_seconds", eval_seconds as f32, step);
+        // Idempotent: a kill after this line but before the state is saved
+        // must not record the iteration twice.
+        let log = self.dir.join("generations.jsonl");
+        let already = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<IterationRecord>(l).ok())
+            .any(|r| r.iteration == it);
+        if !already {
+            append_line(&log, &serde_json::to_string(&rec).map_err(e)?)?;
+        }
+        progress.line(&format!(
+            "iteration {it}: self-play {:.0} s ({} games, attackers {:.0} %, defenders {:.0} %, {:.0} plies), train {:.0} s (policy {:.3}, value {:.3}), eval {:.0} s: vs current {:.0} % ({:+.0} Elo){}{}",
+            selfplay_seconds,
+            rec.games,
+            100.0 * rec.attacker_share,
+            100.0 * rec.defender_share,
+            rec.mean_length,
+            train_seconds,
+            rec.final_policy_loss,
+            rec.final_value_loss,
+            eval_seconds,
+            100.0 * score,
+            elo,
+            base.map_or(String::new(), |(s, el)| format!(", vs {} {:.0} % ({el:+.0} Elo)", self.config.eval.baseline, 100.0 * s)),
+            if promoted { ", promoted" } else { ", kept the current net" }
+        ));
+        self.state.iteration = it;
+        if promoted {
+            self.state.current = candidate;
+        }
+        self.state.phase = Phase::SelfPlay;
+        self.save_state()?;
+        if let Some(table) = self.write_ratings()? {
+            let me = self.mcts_spec(&self.ckpt(&ckpt_name(it)));
+            if let Some(r) = table.ratings.iter().find(|r| r.player == me) {
+                tb.add_scalar("eval/rating", r.elo as f32, step);
+                progress.line(&format!(
+                    "iteration {it}: rated {:+.0} ± {:.0} Elo against {} (all arena games so far)",
+                    r.elo, r.ci95, table.anchor
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn net_config(c: &RunConfig) -> NetConfig {
+    NetConfig::new()
+        .with_channels(c.net.channels)
+        .with_blocks(c.net.blocks)
+        .with_value_hidden(c.net.value_hidden)
+}
+
+trait ProvenanceLoss {
+    fn provenance_loss(&self, k: usize) -> f32;
+}
+
+impl ProvenanceLoss for brandubh_model::CheckpointMeta {
+    /// The losses the trainer wrote into the provenance ("losses P V").
+    fn provenance_loss(&self, k: usize) -> f32 {
+        self.provenance
+            .strip_prefix("losses ")
+            .and_then(|s| s.split_whitespace().nth(k))
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(f32::NAN)
+    }
+}

@@ -1,0 +1,155 @@
+//! The self-play phase, and the teacher's games after it.
+
+use super::*;
+
+impl Run {
+    pub(super) fn teacher_dir(&self, iteration: u32) -> PathBuf {
+        self.dir
+            .join("teacher")
+            .join(format!("iter-{iteration:04}"))
+    }
+
+    /// The teacher's games of iteration `it`, when the config asks for
+    /// them: played after the self-play games, resumable in the same way.
+    pub(super) fn teacher_phase(&self, it: u32, progress: &dyn Progress) -> Result<(), RunError> {
+        let Some(t) = self.config.teacher.clone() else {
+            return Ok(());
+        };
+        if it > t.generations || t.games == 0 {
+            return Ok(());
+        }
+        let dir = self.teacher_dir(it);
+        std::fs::create_dir_all(&dir).map_err(e)?;
+        for entry in std::fs::read_dir(&dir).map_err(e)?.flatten() {
+            let p = entry.path();
+            if p.to_string_lossy().ends_with(".tmp") {
+                let _ = std::fs::remove_file(&p);
+            }
+        }
+        let (have, _) = read_dir(&dir);
+        let done = have.len() as u64;
+        if done >= t.games {
+            return Ok(());
+        }
+        progress.phase(
+            &format!("iteration {it}: teacher games ({})", t.player),
+            t.games,
+        );
+        progress.inc(done, "");
+        let seed = splitmix64(self.config.seed ^ 0x7eac ^ splitmix64(it as u64));
+        let id_base = it as u64 * GAME_IDS_PER_ITERATION + GAME_IDS_PER_ITERATION / 2;
+        let per_shard = self.config.selfplay.games_per_shard.max(1) as u64;
+        let mut k = done;
+        while k < t.games {
+            let end = (k + per_shard).min(t.games);
+            let games = crate::teacher::play_teacher_games(
+                &self.rules,
+                &t,
+                &self.config.selfplay,
+                k..end,
+                seed,
+                id_base,
+                self.threads,
+            )
+            .map_err(RunError)?;
+            write_shard(&dir, next_shard_index(&dir), &games).map_err(e)?;
+            progress.inc(end - k, "");
+            k = end;
+        }
+        progress.done();
+        Ok(())
+    }
+
+    pub(super) fn selfplay_dir(&self, iteration: u32) -> PathBuf {
+        self.dir
+            .join("selfplay")
+            .join(format!("iter-{iteration:04}"))
+    }
+
+    pub(super) fn selfplay_phase(
+        &mut self,
+        it: u32,
+        progress: &dyn Progress,
+        tb: &mut SummaryWriter,
+    ) -> Result<(), RunError> {
+        let dir = self.selfplay_dir(it);
+        std::fs::create_dir_all(&dir).map_err(e)?;
+        // Remove shards a kill left unfinished.
+        for entry in std::fs::read_dir(&dir).map_err(e)?.flatten() {
+            let p = entry.path();
+            if p.to_string_lossy().ends_with(".tmp") {
+                let _ = std::fs::remove_file(&p);
+            }
+        }
+        let done: u64 = list_shards(&dir)
+            .iter()
+            .filter_map(|p| read_shard(p).ok())
+            .map(|g| g.len() as u64)
+            .sum();
+        let total = self.config.selfplay_games;
+        if done >= total {
+            return Ok(());
+        }
+        let evaluator =
+            brandubh_model::load_evaluator(&self.ckpt(&self.state.current), &self.rules)
+                .map_err(RunError)?;
+        progress.phase(&format!("iteration {it}: self-play"), total);
+        progress.inc(done, "");
+        let seed = splitmix64(self.config.seed ^ splitmix64(it as u64) ^ splitmix64(done + 7));
+        let mut shard = next_shard_index(&dir);
+        let mut pending = Vec::new();
+        let mut failure = None;
+        let per_shard = self.config.selfplay.games_per_shard.max(1);
+        let stats = run_selfplay(
+            self.rules.clone(),
+            evaluator.as_ref(),
+            &self.config.selfplay,
+            SelfPlayJob {
+                games: total - done,
+                seed,
+                // Ids unique over the run: each iteration has its own range,
+                // and a resumed phase goes on after the ids already written.
+                first_id: next_game_id(&dir).max(it as u64 * GAME_IDS_PER_ITERATION),
+                threads: self.threads,
+            },
+            &mut |g, st| {
+                pending.push(g);
+                progress.inc(
+                    1,
+                    &format!(
+                        "{:.0} evals/s",
+                        st.evaluations as f64 / st.seconds.max(1e-9)
+                    ),
+                );
+                if pending.len() >= per_shard && failure.is_none() {
+                    match write_shard(&dir, shard, &pending) {
+                        Ok(_) => {
+                            shard += 1;
+                            pending.clear();
+                        }
+                        Err(x) => failure = Some(x),
+                    }
+                }
+            },
+        );
+        if let Some(x) = failure {
+            return Err(e(x));
+        }
+        if !pending.is_empty() {
+            write_shard(&dir, shard, &pending).map_err(e)?;
+        }
+        progress.done();
+        tb.add_scalar(
+            "selfplay/games_per_second",
+            (stats.games as f64 / stats.seconds.max(1e-9)) as f32,
+            it as usize,
+        );
+        tb.add_scalar(
+            "selfplay/evaluations_per_second",
+            (stats.evaluations as f64 / stats.seconds.max(1e-9)) as f32,
+            it as usize,
+        );
+        tb.add_scalar("selfplay/batch_fill", stats.mean_fill() as f32, it as usize);
+        Ok(())
+    }
+}

@@ -1,0 +1,164 @@
+//! The training phase: a candidate trained on the replay window.
+
+use super::*;
+
+impl Run {
+    /// Trains the candidate of iteration `it` (resuming a partial one);
+    /// `steps` overrides the config's steps per generation.
+    pub fn train_phase(
+        &mut self,
+        it: u32,
+        steps: Option<u64>,
+        progress: &dyn Progress,
+        tb: &mut SummaryWriter,
+    ) -> Result<(), RunError> {
+        let target = steps.unwrap_or(self.config.train.steps_per_generation);
+        let out = self.ckpt(&ckpt_name(it));
+        // A finished candidate of this iteration means the phase is done
+        // (a kill came before the state was saved).
+        if let Ok(m) = read_meta(&out) {
+            if m.generation == it && steps.is_none() {
+                self.state.global_step = m.step;
+                return Ok(());
+            }
+        }
+        let device = Device::flex().autodiff();
+        // Start from the newest whole partial candidate of this iteration
+        // if there is one; any other partial is an unfinished write or stale.
+        let whole = |p: &Path| {
+            read_meta(p)
+                .ok()
+                .filter(|m| m.generation == it)
+                .and_then(|_| load(p, &self.rules, &device).ok())
+        };
+        let mut resume = None;
+        for p in self.partial_candidates() {
+            match resume.is_none().then(|| whole(&p)).flatten() {
+                Some(loaded) => resume = Some((p, loaded)),
+                None => std::fs::remove_dir_all(&p).map_err(e)?,
+            }
+        }
+        let (start_dir, done, (net, config, start_meta)) = match resume {
+            Some((p, loaded)) => {
+                let done = loaded.2.step.saturating_sub(self.state.global_step);
+                (p, done, loaded)
+            }
+            None => {
+                let dir = self.ckpt(&self.state.current);
+                let loaded = load(&dir, &self.rules, &device).map_err(e)?;
+                (dir, 0, loaded)
+            }
+        };
+        let mut trainer = Trainer::new(net, config, device, self.config.train.weight_decay);
+        // Adam's moments carry on from the checkpoint we start from (each
+        // checkpoint the loop writes has its optimiser state beside it).
+        let adam = optimizer_file(&start_dir, start_meta.step);
+        if adam.exists() {
+            if let Err(x) = trainer.load_optimizer(&adam) {
+                progress.line(&format!("warning: {x}; Adam starts afresh"));
+            }
+        }
+        // The replay window: the newest positions over the iterations so
+        // far, read from the newest back until the window is full (older
+        // shards could not reach it).
+        let capacity = self.config.train.window_positions;
+        let mut newest_first = Vec::new();
+        let mut held = 0usize;
+        for i in (1..=it).rev() {
+            let (mut g, errors) = read_dir(&self.teacher_dir(i));
+            let (own, more) = read_dir(&self.selfplay_dir(i));
+            g.extend(own);
+            for x in errors.into_iter().chain(more) {
+                progress.line(&format!("warning: skipped {x}"));
+            }
+            held += g.iter().map(|x| x.positions.len()).sum::<usize>();
+            newest_first.push(g);
+            if held >= capacity {
+                break;
+            }
+        }
+        let all: Vec<_> = newest_first.into_iter().rev().flatten().collect();
+        let win = window(&all, capacity);
+        if win.is_empty() {
+            return Err(RunError("no self-play positions to train on".into()));
+        }
+        let total_steps =
+            (self.config.generations as u64 * self.config.train.steps_per_generation).max(1);
+        let mut rng = ChaCha8Rng::seed_from_u64(splitmix64(
+            self.config.seed ^ 0x7a1 ^ splitmix64(it as u64) ^ done,
+        ));
+        progress.phase(
+            &format!("iteration {it}: training on {} positions", win.len()),
+            target,
+        );
+        progress.inc(done, "");
+        for k in done..target {
+            let global = self.state.global_step + k;
+            let lr = crate::trainer::cosine_lr(
+                self.config.train.lr,
+                self.config.train.lr_final,
+                global,
+                total_steps,
+            );
+            let batch = draw_batch(
+                &self.rules,
+                &win,
+                self.config.train.batch_size,
+                self.config.train.value_target_mix,
+                &mut rng,
+            );
+            let s = trainer.step(&batch, lr);
+            let g = global as usize + 1;
+            tb.add_scalar("train/policy_loss", s.policy_loss, g);
+            tb.add_scalar("train/value_loss", s.value_loss, g);
+            tb.add_scalar("train/total_loss", s.total_loss, g);
+            tb.add_scalar("train/policy_entropy", s.policy_entropy, g);
+            tb.add_scalar("train/value_accuracy", s.value_accuracy, g);
+            tb.add_scalar("train/learning_rate", lr as f32, g);
+            progress.inc(
+                1,
+                &format!("policy {:.3} value {:.3}", s.policy_loss, s.value_loss),
+            );
+            let finished = k + 1 == target;
+            if (k + 1) % self.config.train.checkpoint_every == 0 || finished {
+                let prov = format!("losses {} {}", s.policy_loss, s.value_loss);
+                let net = trainer.inference_net();
+                let step_now = self.state.global_step + k + 1;
+                let partial = self.ckpt(&format!("candidate-{step_now:08}"));
+                let dest = if finished { &out } else { &partial };
+                std::fs::create_dir_all(dest).map_err(e)?;
+                let adam = optimizer_file(dest, step_now);
+                trainer.save_optimizer(&adam).map_err(RunError)?;
+                save(
+                    dest,
+                    &net,
+                    &trainer.config,
+                    &self.rules,
+                    step_now,
+                    it,
+                    &prov,
+                )
+                .map_err(e)?;
+                // Older optimiser states of this checkpoint are now stale.
+                for entry in std::fs::read_dir(dest).map_err(e)?.flatten() {
+                    let p = entry.path();
+                    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                    if name.starts_with("adam-") && p != adam {
+                        let _ = std::fs::remove_file(&p);
+                    }
+                }
+                // The new checkpoint is whole: older partials can go.
+                for p in self.partial_candidates() {
+                    if &p != dest {
+                        std::fs::remove_dir_all(&p).map_err(e)?;
+                    }
+                }
+                tb.flush();
+            }
+        }
+        // Saving the finished candidate removed every partial.
+        self.state.global_step += target;
+        progress.done();
+        Ok(())
+    }
+}
