@@ -49,6 +49,16 @@ pub struct TrainSection {
     pub checkpoint_every: u64,
 }
 
+/// Which candidates become the current net.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Gating {
+    /// Every candidate.
+    Always,
+    /// A candidate scoring at least `promote_score` against the current net.
+    Score,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EvalSection {
@@ -58,7 +68,7 @@ pub struct EvalSection {
     pub sims: u32,
     /// `always` promotes every candidate; `score` promotes one that scores
     /// at least `promote_score` against the current net.
-    pub gating: String,
+    pub gating: Gating,
     pub promote_score: f64,
     /// The fixed baseline, and pairs against it each generation (0 = skip).
     pub baseline: String,
@@ -136,12 +146,6 @@ impl RunConfig {
                     t.player
                 ));
             }
-        }
-        if !["always", "score"].contains(&c.eval.gating.as_str()) {
-            return Err(format!(
-                "{file}: eval.gating must be \"always\" or \"score\", not {:?}",
-                c.eval.gating
-            ));
         }
         Ok(c)
     }

@@ -29,7 +29,11 @@ impl Run {
 
     /// Candidate against the current net, the baseline, the ladder, and
     /// alpha-beta at equal time.
-    pub(super) fn eval_phase(&self, it: u32, progress: &dyn Progress) -> Result<EvalOutcome, RunError> {
+    pub(super) fn eval_phase(
+        &self,
+        it: u32,
+        progress: &dyn Progress,
+    ) -> Result<EvalOutcome, RunError> {
         let cand = self.ckpt(&ckpt_name(it));
         let cur = self.ckpt(&self.state.current);
         let ev = &self.config.eval;

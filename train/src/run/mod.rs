@@ -12,7 +12,7 @@ mod evaluation;
 mod selfplay;
 mod training;
 
-use crate::config::RunConfig;
+use crate::config::{Gating, RunConfig};
 use crate::data::{draw_batch, window};
 use crate::trainer::{optimizer_file, Trainer};
 use brandubh_eval::arena::{run_match, MatchConfig};
@@ -320,7 +320,7 @@ impl Run {
         } = self.eval_phase(it, progress)?;
         let eval_seconds = t2.elapsed().as_secs_f64();
         let promoted =
-            self.config.eval.gating == "always" || score >= self.config.eval.promote_score;
+            self.config.eval.gating == Gating::Always || score >= self.config.eval.promote_score;
         // Self-play statistics of this iteration's games.
         let (games, errors) = read_dir(&self.selfplay_dir(it));
         for x in errors {
