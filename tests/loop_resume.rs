@@ -92,6 +92,16 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
                 .filter(|f| f.to_string_lossy().contains("adam-"))
                 .collect();
             if meta.generation > 0 {
+                // Provenance in fields: the run, the parent net, the losses.
+                let prov = &meta.provenance;
+                assert!(
+                    prov.run.is_some() && prov.policy_loss.is_some() && prov.lr.is_some(),
+                    "{prov:?}"
+                );
+                let parent = format!("gen-{:04}", meta.generation - 1);
+                let parent =
+                    brandubh_model::read_meta(&dir.join("checkpoints").join(parent)).unwrap();
+                assert_eq!(prov.parent.as_deref(), Some(parent.model_id().as_str()));
                 assert_eq!(
                     adam,
                     [brandubh_train::trainer::optimizer_file(&p, meta.step)],

@@ -36,9 +36,65 @@ pub struct CheckpointMeta {
     /// SHA-256 of the weights (tensors in name order), hex; its first 12
     /// digits are the model id, the same for the same weights.
     pub content_hash: String,
-    /// Free-form provenance (seed, run, parent checkpoint).
-    #[serde(default)]
-    pub provenance: String,
+    /// Where the weights came from (checkpoints from before it had fields
+    /// carry a note only).
+    #[serde(default, deserialize_with = "provenance_any")]
+    pub provenance: Provenance,
+}
+
+/// How a checkpoint came about: each fact in its own field, so nothing
+/// has to be parsed back out of a sentence.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// In words (the whole provenance of older checkpoints).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+    /// The seed of a randomly initialised net.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The training run (its directory's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// The model id of the checkpoint training started from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// Losses of the last training step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_loss: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_loss: Option<f32>,
+    /// Training settings: learning rate of the last step, batch size,
+    /// replay window in positions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lr: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_size: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_positions: Option<usize>,
+}
+
+impl From<&str> for Provenance {
+    fn from(note: &str) -> Provenance {
+        Provenance {
+            note: note.to_string(),
+            ..Provenance::default()
+        }
+    }
+}
+
+/// Reads the provenance as fields, or as the sentence older checkpoints hold.
+fn provenance_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Provenance, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Any {
+        Note(String),
+        Fields(Provenance),
+    }
+    Ok(match Any::deserialize(d)? {
+        Any::Note(note) => Provenance::from(note.as_str()),
+        Any::Fields(p) => p,
+    })
 }
 
 /// The net config in a checkpoint (plain serde, independent of burn's Config).
@@ -129,7 +185,7 @@ pub fn save(
     rules: &RuleSet,
     step: u64,
     generation: u32,
-    provenance: &str,
+    provenance: impl Into<Provenance>,
 ) -> Result<CheckpointMeta, CheckpointError> {
     std::fs::create_dir_all(dir).map_err(|e| CheckpointError::Io {
         path: dir.to_path_buf(),
@@ -157,7 +213,7 @@ pub fn save(
             path: dir.join(WEIGHTS),
             why,
         })?,
-        provenance: provenance.to_string(),
+        provenance: provenance.into(),
     };
     write_atomic(&dir.join(WEIGHTS), &bytes)?;
     write_atomic(

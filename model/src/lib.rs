@@ -9,7 +9,9 @@ pub mod export;
 pub mod net;
 pub mod tract_eval;
 
-pub use checkpoint::{load, load_evaluator, read_meta, save, CheckpointError, CheckpointMeta};
+pub use checkpoint::{
+    load, load_evaluator, read_meta, save, CheckpointError, CheckpointMeta, Provenance,
+};
 pub use evaluator::NetEvaluator;
 pub use net::{Net, NetConfig};
 pub use tract_eval::TractEvaluator;

@@ -104,6 +104,33 @@ fn checkpoints_round_trip() {
 }
 
 #[test]
+fn provenance_reads_as_fields_or_as_an_old_note() {
+    let _rng = rng_lock();
+    let r = rules("wtf");
+    let dir = tmp("prov");
+    let config = NetConfig::new().with_channels(8).with_blocks(1);
+    let device = Device::flex();
+    let prov = brandubh_model::Provenance {
+        seed: Some(4),
+        run: Some("r".into()),
+        policy_loss: Some(1.5),
+        ..Default::default()
+    };
+    save(&dir, &config.init(&device), &config, &r, 0, 0, prov.clone()).unwrap();
+    assert_eq!(read_meta(&dir).unwrap().provenance, prov);
+    // A checkpoint from before: the provenance was one sentence.
+    let path = dir.join("model.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    v["provenance"] = serde_json::json!("losses 2.7 0.8");
+    std::fs::write(&path, v.to_string()).unwrap();
+    let meta = read_meta(&dir).unwrap();
+    assert_eq!(meta.provenance.note, "losses 2.7 0.8");
+    assert_eq!(meta.provenance.policy_loss, None);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn bad_checkpoints_are_refused_with_reasons() {
     let _rng = rng_lock();
     let r = rules("wtf");

@@ -57,7 +57,11 @@ pub fn run(a: Args) -> Result<()> {
         &rules,
         0,
         0,
-        &format!("init-model seed {}", a.seed),
+        brandubh_model::Provenance {
+            note: "init-model: random weights".into(),
+            seed: Some(a.seed),
+            ..Default::default()
+        },
     )?;
     println!(
         "wrote {} ({} channels × {} blocks, rules {}, model id {})",

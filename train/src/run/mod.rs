@@ -211,7 +211,12 @@ impl Run {
                 &rules,
                 0,
                 0,
-                &format!("run seed {}", config.seed),
+                brandubh_model::Provenance {
+                    note: "a run's generation 0: random weights".into(),
+                    seed: Some(config.seed),
+                    run: dir.file_name().map(|n| n.to_string_lossy().into_owned()),
+                    ..Default::default()
+                },
             )
             .map_err(e)?;
             let s = RunState {
@@ -346,8 +351,8 @@ impl Run {
             elo_vs_current: elo,
             score_vs_baseline: base.map(|b| b.0),
             elo_vs_baseline: base.map(|b| b.1),
-            final_policy_loss: meta.provenance_loss(0),
-            final_value_loss: meta.provenance_loss(1),
+            final_policy_loss: meta.provenance.policy_loss.unwrap_or(f32::NAN),
+            final_value_loss: meta.provenance.value_loss.unwrap_or(f32::NAN),
             equal_time,
         };
         let step = it as usize;
@@ -415,19 +420,4 @@ fn net_config(c: &RunConfig) -> NetConfig {
         .with_channels(c.net.channels)
         .with_blocks(c.net.blocks)
         .with_value_hidden(c.net.value_hidden)
-}
-
-trait ProvenanceLoss {
-    fn provenance_loss(&self, k: usize) -> f32;
-}
-
-impl ProvenanceLoss for brandubh_model::CheckpointMeta {
-    /// The losses the trainer wrote into the provenance ("losses P V").
-    fn provenance_loss(&self, k: usize) -> f32 {
-        self.provenance
-            .strip_prefix("losses ")
-            .and_then(|s| s.split_whitespace().nth(k))
-            .and_then(|x| x.parse().ok())
-            .unwrap_or(f32::NAN)
-    }
 }

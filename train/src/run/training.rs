@@ -53,6 +53,10 @@ impl Run {
         // Adam's moments carry on from the checkpoint we start from (each
         // checkpoint the loop writes has its optimiser state beside it).
         let adam = optimizer_file(&start_dir, start_meta.step);
+        // The net this generation trains from (not a partial candidate).
+        let parent = read_meta(&self.ckpt(&self.state.current))
+            .ok()
+            .map(|m| m.model_id());
         if adam.exists() {
             if let Err(x) = trainer.load_optimizer(&adam) {
                 progress.line(&format!("warning: {x}; Adam starts afresh"));
@@ -121,7 +125,20 @@ impl Run {
             );
             let finished = k + 1 == target;
             if (k + 1) % self.config.train.checkpoint_every == 0 || finished {
-                let prov = format!("losses {} {}", s.policy_loss, s.value_loss);
+                let prov = brandubh_model::Provenance {
+                    note: format!("generation {it} of a training run"),
+                    seed: None,
+                    run: self
+                        .dir
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned()),
+                    parent: parent.clone(),
+                    policy_loss: Some(s.policy_loss),
+                    value_loss: Some(s.value_loss),
+                    lr: Some(lr),
+                    batch_size: Some(self.config.train.batch_size),
+                    window_positions: Some(self.config.train.window_positions),
+                };
                 let net = trainer.inference_net();
                 let step_now = self.state.global_step + k + 1;
                 let partial = self.ckpt(&format!("candidate-{step_now:08}"));
@@ -129,16 +146,7 @@ impl Run {
                 std::fs::create_dir_all(dest).map_err(e)?;
                 let adam = optimizer_file(dest, step_now);
                 trainer.save_optimizer(&adam).map_err(RunError)?;
-                save(
-                    dest,
-                    &net,
-                    &trainer.config,
-                    &self.rules,
-                    step_now,
-                    it,
-                    &prov,
-                )
-                .map_err(e)?;
+                save(dest, &net, &trainer.config, &self.rules, step_now, it, prov).map_err(e)?;
                 // Older optimiser states of this checkpoint are now stale.
                 for entry in std::fs::read_dir(dest).map_err(e)?.flatten() {
                     let p = entry.path();
