@@ -10,7 +10,7 @@ pub mod net;
 pub mod tract_eval;
 
 pub use checkpoint::{
-    load, load_evaluator, read_meta, save, CheckpointError, CheckpointMeta, Provenance,
+    load, load_evaluator, read_meta, save, CheckpointError, CheckpointMeta, NetShape, Provenance,
 };
 pub use evaluator::NetEvaluator;
 pub use net::{Net, NetConfig};

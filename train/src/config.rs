@@ -13,7 +13,8 @@ pub struct RunConfig {
     /// Worker threads; 0 = every core.
     #[serde(default)]
     pub threads: usize,
-    pub net: NetSection,
+    /// The shape of the net, as a checkpoint records it.
+    pub net: brandubh_model::NetShape,
     /// Self-play games per generation.
     pub selfplay_games: u64,
     pub selfplay: SelfPlayConfig,
@@ -22,14 +23,6 @@ pub struct RunConfig {
     /// Teacher games for the first generations (optional; docs/training.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub teacher: Option<crate::teacher::TeacherSection>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NetSection {
-    pub channels: usize,
-    pub blocks: usize,
-    pub value_hidden: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

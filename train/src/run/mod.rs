@@ -18,7 +18,7 @@ use crate::trainer::{optimizer_file, Trainer};
 use brandubh_eval::arena::{run_match, MatchConfig};
 use brandubh_eval::ratings::{rate, RatingTable};
 use brandubh_eval::{read_records, GameRecord, PlayerSpec};
-use brandubh_model::{load, read_meta, save, NetConfig};
+use brandubh_model::{load, read_meta, save};
 use brandubh_rules::{splitmix64, RuleSet};
 use brandubh_selfplay::records::{
     list_shards, next_game_id, next_shard_index, read_dir, read_shard,
@@ -202,7 +202,7 @@ impl Run {
         } else {
             let device = Device::flex();
             device.seed(config.seed);
-            let nc = net_config(&config);
+            let nc = config.net.config();
             let net = nc.init(&device);
             save(
                 &dir.join("checkpoints").join(ckpt_name(0)),
@@ -413,11 +413,4 @@ impl Run {
         }
         Ok(())
     }
-}
-
-fn net_config(c: &RunConfig) -> NetConfig {
-    NetConfig::new()
-        .with_channels(c.net.channels)
-        .with_blocks(c.net.blocks)
-        .with_value_hidden(c.net.value_hidden)
 }
