@@ -101,8 +101,17 @@ fn training_record(model: &Path, generation: u32) -> serde_json::Value {
     let teacher = std::str::from_utf8(&config)
         .ok()
         .and_then(|t| brandubh_train::RunConfig::from_toml(t, "config.toml").ok())
-        .and_then(|c| c.teacher)
-        .filter(|t| t.games > 0 && t.generations > 0);
+        .and_then(|c| c.teacher);
+    // The teacher games this net's training could have seen: those of its
+    // generation and the ones before (a config can gain the section
+    // mid-run, so count what is there).
+    let teacher_games: Vec<(u32, usize)> = (1..=generation)
+        .filter_map(|i| {
+            let dir = run.join("teacher").join(format!("iter-{i:04}"));
+            let (games, _) = brandubh_selfplay::read_dir(&dir);
+            (!games.is_empty()).then_some((i, games.len()))
+        })
+        .collect();
     let records: Vec<serde_json::Value> = std::fs::read_to_string(run.join("generations.jsonl"))
         .unwrap_or_default()
         .lines()
@@ -141,12 +150,13 @@ fn training_record(model: &Path, generation: u32) -> serde_json::Value {
         "generation": generation,
         "config_sha256": config_hash,
         "selfplay_games_up_to_here": games,
-        // Teacher games (alpha-beta's) were in the training data of the
-        // generations after the first teacher generation.
-        "self_play_only": teacher.is_none(),
-        "teacher": teacher.map(|t| json!({
-            "player": t.player, "games_per_generation": t.games,
-            "generations": t.generations, "random_move_prob": t.random_move_prob,
+        "self_play_only": teacher_games.is_empty(),
+        "teacher": (!teacher_games.is_empty()).then(|| json!({
+            "player": teacher.as_ref().map(|t| t.player.clone()),
+            "random_move_prob": teacher.as_ref().map(|t| t.random_move_prob),
+            "games_by_generation": teacher_games.iter()
+                .map(|(i, n)| json!({"generation": i, "games": n}))
+                .collect::<Vec<_>>(),
         })),
         "generation_record": this,
         "rating": rating,

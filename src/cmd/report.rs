@@ -252,6 +252,8 @@ pub fn run(a: Args) -> Result<()> {
         let timed: String = times
             .iter()
             .map(|ms| match g.equal_time.iter().find(|t| t.0 == *ms) {
+                // A score of 0 or 1 has no finite Elo.
+                Some(t) if t.1 <= 0.0 || t.1 >= 1.0 => format!(" {:.1} % |", t.1 * 100.0),
                 Some(t) => format!(" {:.1} % ({:+.0}) |", t.1 * 100.0, t.2),
                 None => " — |".to_string(),
             })
