@@ -6,19 +6,51 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn start(run_dir: &std::path::Path) -> std::process::Child {
+const TINY_RUN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-run.toml");
+
+/// `brandubh loop` on the tiny run config.
+fn start(run_dir: &Path) -> Child {
+    start_with(Path::new(TINY_RUN), run_dir)
+}
+
+fn start_with(cfg: &Path, dir: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_brandubh"))
-        .args([
-            "loop",
-            "--config",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-run.toml"),
-            "--run-dir",
-        ])
-        .arg(run_dir)
+        .arg("loop")
+        .arg("--config")
+        .arg(cfg)
+        .arg("--run-dir")
+        .arg(dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("start brandubh loop")
+}
+
+/// The lines of `generations.jsonl`.
+fn generation_records(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("generations.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The ids of every game in a run's shards under `sub` (`selfplay` or
+/// `teacher`), every shard readable.
+fn games(dir: &Path, sub: &str) -> Vec<u64> {
+    let mut ids = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir.join(sub)) else {
+        return ids;
+    };
+    for e in rd {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            let (g, errors) = brandubh_selfplay::read_dir(&p);
+            assert!(errors.is_empty(), "{errors:?}");
+            ids.extend(g.iter().map(|g| g.game_id));
+        }
+    }
+    ids
 }
 
 #[test]
@@ -54,21 +86,13 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
     let state: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap();
     assert_eq!(state["iteration"], 2);
-    let log = std::fs::read_to_string(dir.join("generations.jsonl")).unwrap();
-    let iters: Vec<u64> = log
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).unwrap()["iteration"]
-                .as_u64()
-                .unwrap()
-        })
+    let records = generation_records(&dir);
+    let iters: Vec<u64> = records
+        .iter()
+        .map(|v| v["iteration"].as_u64().unwrap())
         .collect();
     assert_eq!(iters, [1, 2], "each iteration recorded once");
-    for l in std::fs::read_to_string(dir.join("generations.jsonl"))
-        .unwrap()
-        .lines()
-    {
-        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+    for v in &records {
         assert_eq!(v["equal_time"][0]["ms"], 5, "{v}");
         assert!(v["equal_time"][0]["score"].is_number(), "{v}");
     }
@@ -111,25 +135,14 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
             }
         }
     }
-    let mut games = 0;
-    let mut ids = std::collections::HashSet::new();
-    for e in std::fs::read_dir(dir.join("selfplay")).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            let (g, errors) = brandubh_selfplay::read_dir(&p);
-            assert!(errors.is_empty(), "{errors:?}");
-            games += g.len();
-            for x in &g {
-                assert!(
-                    ids.insert(x.game_id),
-                    "game id {} twice in the run",
-                    x.game_id
-                );
-            }
-        }
-    }
+    let ids = games(&dir, "selfplay");
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "a game id twice in the run");
     assert_eq!(
-        games, 16,
+        ids.len(),
+        16,
         "8 self-play games per iteration, none lost or doubled"
     );
     // Teacher games in the first iteration only, each once.
@@ -173,12 +186,7 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
 const GENERATIONS: u64 = 5;
 
 fn config(dir: &Path) -> std::path::PathBuf {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/tiny-run.toml"
-    ))
-    .unwrap()
-    .replacen(
+    let text = std::fs::read_to_string(TINY_RUN).unwrap().replacen(
         "generations = 2",
         &format!("generations = {GENERATIONS}"),
         1,
@@ -186,19 +194,6 @@ fn config(dir: &Path) -> std::path::PathBuf {
     let p = dir.with_extension("toml");
     std::fs::write(&p, text).unwrap();
     p
-}
-
-fn start_with(cfg: &Path, dir: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_brandubh"))
-        .arg("loop")
-        .arg("--config")
-        .arg(cfg)
-        .arg("--run-dir")
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
 }
 
 fn phase(dir: &Path) -> Option<(u64, String)> {
@@ -211,23 +206,6 @@ fn recorded(dir: &Path) -> usize {
     std::fs::read_to_string(dir.join("generations.jsonl"))
         .map(|t| t.lines().count())
         .unwrap_or(0)
-}
-
-/// Every game of the run's shards (self-play and teacher), by id.
-fn games(dir: &Path, sub: &str) -> Vec<u64> {
-    let mut ids = Vec::new();
-    let Ok(rd) = std::fs::read_dir(dir.join(sub)) else {
-        return ids;
-    };
-    for e in rd {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            let (g, errors) = brandubh_selfplay::read_dir(&p);
-            assert!(errors.is_empty(), "{errors:?}");
-            ids.extend(g.iter().map(|g| g.game_id));
-        }
-    }
-    ids
 }
 
 fn finish(cfg: &Path, dir: &Path) -> serde_json::Value {
@@ -297,14 +275,9 @@ fn twenty_kills_aimed_at_every_phase() {
     // The same end as an unkilled run: generations, steps, games.
     assert_eq!(state["iteration"], GENERATIONS);
     assert_eq!(state["global_step"], clean_state["global_step"]);
-    let log = std::fs::read_to_string(dir.join("generations.jsonl")).unwrap();
-    let iters: Vec<u64> = log
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).unwrap()["iteration"]
-                .as_u64()
-                .unwrap()
-        })
+    let iters: Vec<u64> = generation_records(&dir)
+        .iter()
+        .map(|v| v["iteration"].as_u64().unwrap())
         .collect();
     assert_eq!(
         iters,

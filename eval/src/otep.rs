@@ -216,6 +216,10 @@ impl<W: Write> Engine<W> {
 
     fn from_record(rules: &Arc<RuleSet>, record: &str, side: Side) -> Result<Game, String> {
         let board = Board::from_record(record).map_err(|e| e.to_string())?;
+        Self::from_board(rules, board, side)
+    }
+
+    fn from_board(rules: &Arc<RuleSet>, board: Board, side: Side) -> Result<Game, String> {
         let pos = Position::from_board(rules, board, side).map_err(|e| e.to_string())?;
         Ok(Game::from_position(rules.clone(), pos))
     }
@@ -287,9 +291,8 @@ impl<W: Write> Engine<W> {
         if game.side_to_move() != side {
             // The host says the other side is to move: take its word, from
             // the present board.
-            let record = game.position().board().to_record();
             let rules = game.rules().clone();
-            match Self::from_record(&rules, &record, side) {
+            match Self::from_board(&rules, *game.position().board(), side) {
                 Ok(g) => game = g,
                 Err(e) => {
                     self.game = Some(game);

@@ -98,17 +98,21 @@ impl Default for SelfPlayConfig {
     }
 }
 
+/// `key = x` is finite and within `lo..=hi`, or an error naming both.
+fn in_range(key: &str, x: f64, lo: f64, hi: f64) -> Result<(), String> {
+    if x.is_finite() && (lo..=hi).contains(&x) {
+        Ok(())
+    } else {
+        Err(format!("{key} = {x}: must be within {lo}..={hi}"))
+    }
+}
+
 impl MctsConfig {
     /// Every value in a range the search can use; the error names the key
     /// (as `mcts.KEY`) and its range.
     pub fn check(&self) -> Result<(), String> {
-        let range = |key: &str, x: f64, lo: f64, hi: f64| {
-            if x.is_finite() && (lo..=hi).contains(&x) {
-                Ok(())
-            } else {
-                Err(format!("mcts.{key} = {x}: must be within {lo}..={hi}"))
-            }
-        };
+        let range =
+            |key: &str, x: f64, lo: f64, hi: f64| in_range(&format!("mcts.{key}"), x, lo, hi);
         range("simulations", self.simulations as f64, 1.0, 1e8)?;
         range("cheap_simulations", self.cheap_simulations as f64, 1.0, 1e8)?;
         range("full_search_prob", self.full_search_prob as f64, 0.0, 1.0)?;
@@ -146,13 +150,7 @@ impl SelfPlayConfig {
     /// Every value in a range self-play can use; the error names the key.
     pub fn check(&self) -> Result<(), String> {
         self.mcts.check()?;
-        let range = |key: &str, x: f64, lo: f64, hi: f64| {
-            if x.is_finite() && (lo..=hi).contains(&x) {
-                Ok(())
-            } else {
-                Err(format!("{key} = {x}: must be within {lo}..={hi}"))
-            }
-        };
+        let range = in_range;
         range(
             "concurrent_games",
             self.concurrent_games as f64,

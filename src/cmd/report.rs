@@ -141,7 +141,7 @@ pub fn run(a: Args) -> Result<()> {
         Vec<Series>,
         Vec<Reference>,
     );
-    let charts: Vec<Chart> = vec![
+    let mut charts: Vec<Chart> = vec![
         (
             "elo_by_generation",
             format!("{run_name}: rating per generation"),
@@ -213,7 +213,6 @@ pub fn run(a: Args) -> Result<()> {
         .collect();
     times.sort_unstable();
     times.dedup();
-    let mut charts = charts;
     if !times.is_empty() {
         charts.push((
             "equal_time",

@@ -8,13 +8,14 @@ impl Run {
     /// `dir`: the run's PUCT settings (named in the spec where they differ
     /// from the player defaults), no noise, the run's evaluation simulations.
     pub(super) fn mcts_spec(&self, dir: &Path) -> String {
+        self.mcts_spec_limited(dir, &format!("sims={}", self.config.eval.sims))
+    }
+
+    /// `mcts_spec` with another search limit (`sims=N` or `ms=T`).
+    fn mcts_spec_limited(&self, dir: &Path, limit: &str) -> String {
         let run = &self.config.selfplay.mcts;
         let player = brandubh_selfplay::MctsConfig::default();
-        let mut spec = format!(
-            "mcts:model={},sims={}",
-            dir.display(),
-            self.config.eval.sims
-        );
+        let mut spec = format!("mcts:model={},{limit}", dir.display());
         if run.c_puct != player.c_puct {
             spec += &format!(",cpuct={}", run.c_puct);
         }
@@ -104,11 +105,8 @@ impl Run {
         // Equal time: one game at a time, so each player has the machine.
         let mut equal_time = Vec::new();
         for &ms in &ev.equal_time_ms {
-            let timed = self
-                .mcts_spec(&cand)
-                .replace(&format!(",sims={}", ev.sims), &format!(",ms={ms}"));
             let r = play_on(
-                timed,
+                self.mcts_spec_limited(&cand, &format!("ms={ms}")),
                 format!("alphabeta:ms={ms}"),
                 ev.baseline_pairs.max(1),
                 &format!("iter-{it:04}-equal-time-{ms}ms.jsonl"),

@@ -20,9 +20,7 @@ use brandubh_eval::ratings::{rate, RatingTable};
 use brandubh_eval::{read_records, GameRecord, PlayerSpec};
 use brandubh_model::{load, read_meta, save};
 use brandubh_rules::{splitmix64, RuleSet};
-use brandubh_selfplay::records::{
-    list_shards, next_game_id, next_shard_index, read_dir, read_shard,
-};
+use brandubh_selfplay::records::{list_shards, next_shard_index, read_dir, read_shard};
 use brandubh_selfplay::{run_selfplay, write_shard, SelfPlayJob};
 use burn::tensor::Device;
 use rand::SeedableRng;

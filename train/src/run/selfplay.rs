@@ -19,13 +19,7 @@ impl Run {
             return Ok(());
         }
         let dir = self.teacher_dir(it);
-        std::fs::create_dir_all(&dir).map_err(e)?;
-        for entry in std::fs::read_dir(&dir).map_err(e)?.flatten() {
-            let p = entry.path();
-            if p.to_string_lossy().ends_with(".tmp") {
-                let _ = std::fs::remove_file(&p);
-            }
-        }
+        open_shard_dir(&dir)?;
         let (have, _) = read_dir(&dir);
         let done = have.len() as u64;
         if done >= t.games {
@@ -73,19 +67,15 @@ impl Run {
         tb: &mut SummaryWriter,
     ) -> Result<(), RunError> {
         let dir = self.selfplay_dir(it);
-        std::fs::create_dir_all(&dir).map_err(e)?;
-        // Remove shards a kill left unfinished.
-        for entry in std::fs::read_dir(&dir).map_err(e)?.flatten() {
-            let p = entry.path();
-            if p.to_string_lossy().ends_with(".tmp") {
-                let _ = std::fs::remove_file(&p);
-            }
-        }
-        let done: u64 = list_shards(&dir)
+        open_shard_dir(&dir)?;
+        // The games already written: how many, and where the ids go on.
+        let written: Vec<_> = list_shards(&dir)
             .iter()
             .filter_map(|p| read_shard(p).ok())
-            .map(|g| g.len() as u64)
-            .sum();
+            .flatten()
+            .collect();
+        let done = written.len() as u64;
+        let next_id = written.iter().map(|g| g.game_id + 1).max().unwrap_or(0);
         let total = self.config.selfplay_games;
         if done >= total {
             return Ok(());
@@ -109,7 +99,7 @@ impl Run {
                 seed,
                 // Ids unique over the run: each iteration has its own range,
                 // and a resumed phase goes on after the ids already written.
-                first_id: next_game_id(&dir).max(it as u64 * GAME_IDS_PER_ITERATION),
+                first_id: next_id.max(it as u64 * GAME_IDS_PER_ITERATION),
                 threads: self.threads,
             },
             &mut |g, st| {
@@ -152,4 +142,17 @@ impl Run {
         tb.add_scalar("selfplay/batch_fill", stats.mean_fill() as f32, it as usize);
         Ok(())
     }
+}
+
+/// Creates a shard directory, or clears the partial writes a kill left in
+/// it (whole shards stay).
+fn open_shard_dir(dir: &Path) -> Result<(), RunError> {
+    std::fs::create_dir_all(dir).map_err(e)?;
+    for entry in std::fs::read_dir(dir).map_err(e)?.flatten() {
+        let p = entry.path();
+        if p.to_string_lossy().ends_with(".tmp") {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+    Ok(())
 }
