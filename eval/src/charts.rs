@@ -80,21 +80,45 @@ pub fn attacker_share_chart(
 ) -> Result<(), String> {
     ensure_font();
     let width = (160 * items.len().max(3)) as u32 + 120;
-    let png = stem.with_extension("png");
-    let svg = stem.with_extension("svg");
-    draw(
-        BitMapBackend::new(&png, (width, 480)).into_drawing_area(),
-        title,
-        items,
+    write_both(
+        stem,
+        (width, 480),
+        |root| draw(root, title, items),
+        |root| draw(root, title, items),
     )
-    .map_err(|e| format!("{}: {e}", png.display()))?;
-    draw(
-        SVGBackend::new(&svg, (width, 480)).into_drawing_area(),
-        title,
-        items,
-    )
-    .map_err(|e| format!("{}: {e}", svg.display()))?;
+}
+
+/// Draws one chart into memory as PNG and as SVG, then writes `STEM.png`
+/// and `STEM.svg` durably, so a crash never leaves a half-drawn chart.
+fn write_both(
+    stem: &Path,
+    size: (u32, u32),
+    bitmap: impl FnOnce(DrawingArea<BitMapBackend, Shift>) -> Result<(), String>,
+    vector: impl FnOnce(DrawingArea<SVGBackend, Shift>) -> Result<(), String>,
+) -> Result<(), String> {
+    let png_path = stem.with_extension("png");
+    let svg_path = stem.with_extension("svg");
+    let mut rgb = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    bitmap(BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area())
+        .map_err(|e| format!("{}: {e}", png_path.display()))?;
+    let png = encode_png(&rgb, size).map_err(|e| format!("{}: {e}", png_path.display()))?;
+    let mut svg = String::new();
+    vector(SVGBackend::with_string(&mut svg, size).into_drawing_area())
+        .map_err(|e| format!("{}: {e}", svg_path.display()))?;
+    for (path, bytes) in [(&png_path, png.as_slice()), (&svg_path, svg.as_bytes())] {
+        brandubh_selfplay::durable::write(path, bytes)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     Ok(())
+}
+
+fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>, png::EncodingError> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::RGB);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header()?.write_image_data(rgb)?;
+    Ok(out)
 }
 
 /// A point `(x, y)` with an optional 95 % interval `(low, high)`, drawn as
@@ -218,23 +242,10 @@ pub fn line_chart(
     refs: &[Reference],
 ) -> Result<(), String> {
     ensure_font();
-    let png = stem.with_extension("png");
-    let svg = stem.with_extension("svg");
-    draw_lines(
-        BitMapBackend::new(&png, (900, 520)).into_drawing_area(),
-        title,
-        axes,
-        series,
-        refs,
+    write_both(
+        stem,
+        (900, 520),
+        |root| draw_lines(root, title, axes, series, refs),
+        |root| draw_lines(root, title, axes, series, refs),
     )
-    .map_err(|e| format!("{}: {e}", png.display()))?;
-    draw_lines(
-        SVGBackend::new(&svg, (900, 520)).into_drawing_area(),
-        title,
-        axes,
-        series,
-        refs,
-    )
-    .map_err(|e| format!("{}: {e}", svg.display()))?;
-    Ok(())
 }

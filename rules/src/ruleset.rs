@@ -257,7 +257,11 @@ impl RuleSet {
 
     /// Parses and checks rule-set text; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str) -> Result<RuleSet, RulesError> {
-        let de = toml::Deserializer::new(text);
+        let de = toml::Deserializer::parse(text).map_err(|e| RulesError::Invalid {
+            file: file.to_string(),
+            key: "(top level)".into(),
+            problem: e.message().trim().to_string(),
+        })?;
         let options: RuleOptions = serde_path_to_error::deserialize(de).map_err(|e| {
             let key = e.path().to_string();
             let inner = e.into_inner();

@@ -61,9 +61,10 @@ fn unknown_key_is_named() {
 
 #[test]
 fn bad_value_is_named() {
-    let e = err_of(&modern_text().replace(
+    let e = err_of(&modern_text().replacen(
         "stop = \"king\"                        # only",
         "stop = \"queen\" # only",
+        1,
     ));
     assert!(e.contains("throne.stop") && e.contains("queen"), "{e}");
     let e = err_of(&modern_text().replace("quiet_ply_limit = 100", "quiet_ply_limit = \"many\""));
