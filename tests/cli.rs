@@ -618,3 +618,65 @@ fn bad_files_are_clear_errors() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A net's games carry its model id, and the ratings rate it as one player
+/// however its path was spelt.
+#[test]
+fn a_net_is_rated_by_its_model_id() {
+    let dir = std::env::temp_dir().join(format!("brandubh-identity-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("models/modern/model.json").unwrap())
+            .unwrap();
+    let id: String = meta["content_hash"].as_str().unwrap()[..12].to_string();
+    for (i, path) in ["models/modern", "./models/modern/"].iter().enumerate() {
+        let out = dir.join(format!("{i}.jsonl"));
+        ok_json(&[
+            "match",
+            "--rules",
+            "modern",
+            "--a",
+            &format!("mcts:model={path},sims=4"),
+            "--b",
+            "alphabeta:depth=1",
+            "--pairs",
+            "1",
+            "--seed",
+            &format!("{}", i + 1),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]);
+        let first: serde_json::Value = serde_json::from_str(
+            std::fs::read_to_string(&out)
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            first["attackers_id"],
+            format!("mcts:model={id},sims=4"),
+            "{first}"
+        );
+        assert!(first.get("defenders_id").is_none(), "{first}");
+    }
+    let v = ok_json(&[
+        "ratings",
+        "--anchor",
+        "alphabeta:depth=1",
+        "--json",
+        dir.join("0.jsonl").to_str().unwrap(),
+        dir.join("1.jsonl").to_str().unwrap(),
+    ]);
+    let ratings = v[0]["ratings"].as_array().unwrap();
+    assert_eq!(ratings.len(), 2, "{v}");
+    let net = ratings
+        .iter()
+        .find(|r| r["player"] == format!("mcts:model={id},sims=4"))
+        .unwrap();
+    assert_eq!(net["games"], 4);
+    assert_eq!(net["specs"].as_array().unwrap().len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -309,3 +309,67 @@ fn twenty_kills_aimed_at_every_phase() {
     }
     std::fs::remove_dir_all(&base).ok();
 }
+
+/// `brandubh train` trains the iteration in progress only when that
+/// iteration's self-play is done, records the phase as the loop does, and
+/// replaces an earlier candidate whole.
+#[test]
+fn train_command_trains_the_phase_in_progress_and_records_it() {
+    let dir = std::env::temp_dir().join(format!("brandubh-train-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(start(&dir).wait().unwrap().success());
+    let train = || {
+        Command::new(env!("CARGO_BIN_EXE_brandubh"))
+            .args(["train", "--steps", "5", "--run-dir"])
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    let state_path = dir.join("state.json");
+    let read_state = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap()
+    };
+
+    // Between iterations there is nothing new to train on.
+    let out = train();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("self-play"), "{err}");
+
+    // As if the loop had stopped after iteration 2's self-play.
+    let ckpts = dir.join("checkpoints");
+    let step1 = brandubh_model::read_meta(&ckpts.join("gen-0001"))
+        .unwrap()
+        .step;
+    let mut state = read_state();
+    state["iteration"] = 1.into();
+    state["phase"] = "train".into();
+    state["global_step"] = step1.into();
+    std::fs::write(&state_path, state.to_string()).unwrap();
+    let out = train();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let state = read_state();
+    assert_eq!(state["phase"], "eval", "{state}");
+    assert_eq!(state["global_step"], step1 + 5, "{state}");
+    let rules = RuleSet::builtin("wtf").unwrap();
+    let (_, _, meta) = brandubh_model::load(
+        &ckpts.join("gen-0002"),
+        &rules,
+        &burn::tensor::Device::flex(),
+    )
+    .unwrap_or_else(|x| panic!("{x}"));
+    assert_eq!((meta.generation, meta.step), (2, step1 + 5));
+    for e in std::fs::read_dir(&ckpts).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().to_string();
+        assert!(name.starts_with("gen-"), "left behind: {name}");
+    }
+
+    // The candidate now waits for its evaluation.
+    let out = train();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("evaluation"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

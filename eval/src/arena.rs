@@ -2,6 +2,7 @@
 //! seeded opening, run in parallel, each finished game written as one JSON
 //! line (format documented in docs/arena.md).
 
+use crate::ending::{Ending, ForfeitReason, RecordResult};
 use crate::player::{PlayerSpec, PlayerSpecError};
 use crate::search::evaluation::EvalWeights;
 use crate::search::time::{GameClock, Limits};
@@ -34,15 +35,22 @@ pub struct GameRecord {
     /// Player specs.
     pub attackers: String,
     pub defenders: String,
+    /// What ratings know a player by when it differs from its spec: a
+    /// net's spec with its path replaced by its model id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attackers_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defenders_id: Option<String>,
     /// The random opening plies both games of the pair start with.
     pub opening: Vec<String>,
     /// Moves after the opening, OpenTafl move records.
     pub moves: Vec<String>,
     /// `attackers_win`, `defenders_win`, `draw`, or `unfinished` (capped).
-    pub result: String,
+    pub result: RecordResult,
     /// How it ended: the rules' end reasons, or `time_forfeit`,
-    /// `engine_failure`, `illegal_move` when a player forfeited.
-    pub reason: Option<String>,
+    /// `engine_failure`, `illegal_move`, `resigned` when a player forfeited;
+    /// none when capped.
+    pub reason: Option<Ending>,
     /// Total plies, opening included.
     pub plies: u32,
     /// Wall time of each move after the opening, in microseconds (absent
@@ -74,13 +82,17 @@ impl PartialEq for GameRecord {
 }
 
 impl GameRecord {
+    /// What ratings know the attackers by (`Player::identity`).
+    pub fn attackers_identity(&self) -> &str {
+        self.attackers_id.as_deref().unwrap_or(&self.attackers)
+    }
+    /// What ratings know the defenders by.
+    pub fn defenders_identity(&self) -> &str {
+        self.defenders_id.as_deref().unwrap_or(&self.defenders)
+    }
     /// Points for the attackers: 1, ½ or 0; a capped game counts as a draw.
     pub fn attacker_points(&self) -> f64 {
-        match self.result.as_str() {
-            "attackers_win" => 1.0,
-            "defenders_win" => 0.0,
-            _ => 0.5,
-        }
+        self.result.attacker_points()
     }
 }
 
@@ -311,6 +323,10 @@ fn play_game(
         att.build(&cfg.rules, seed)?,
         def.build(&cfg.rules, splitmix64(seed))?,
     ];
+    let identities = [0, 1].map(|i| {
+        let id = players[i].identity();
+        (id != players[i].name()).then_some(id)
+    });
     let mut g = Game::new(cfg.rules.clone());
     for &mv in open {
         g.play(mv).expect("opening moves are legal");
@@ -342,28 +358,26 @@ fn play_game(
         };
         if let Some(c) = clocks.as_mut() {
             if !charge(&mut c[side.index()], spent) {
-                forfeit = Some((side, "time_forfeit", None));
+                forfeit = Some((side, ForfeitReason::TimeForfeit, None));
                 break;
             }
         }
         if let Err(e) = g.play(mv) {
-            forfeit = Some((side, "illegal_move", Some(format!("{mv}: {e}"))));
+            forfeit = Some((side, ForfeitReason::IllegalMove, Some(format!("{mv}: {e}"))));
             break;
         }
     }
     let detail = forfeit.as_ref().and_then(|f| f.2.clone());
     let (result, reason) = match (forfeit, g.outcome()) {
         (Some((side, reason, _)), _) => (
-            brandubh_rules::GameResult::win_for(side.other())
-                .as_str()
-                .to_string(),
-            Some(reason.to_string()),
+            RecordResult::from(Some(brandubh_rules::GameResult::win_for(side.other()))),
+            Some(Ending::Forfeit(reason)),
         ),
         (None, Some(o)) => (
-            o.result.as_str().to_string(),
-            Some(o.reason.as_str().to_string()),
+            RecordResult::from(Some(o.result)),
+            Some(Ending::Rules(o.reason)),
         ),
-        (None, None) => ("unfinished".to_string(), None),
+        (None, None) => (RecordResult::Unfinished, None),
     };
     let records: Vec<String> = g.plies().iter().map(|p| p.record().to_string()).collect();
     Ok(GameRecord {
@@ -375,6 +389,8 @@ fn play_game(
         seed,
         attackers: att.text.clone(),
         defenders: def.text.clone(),
+        attackers_id: identities[0].clone(),
+        defenders_id: identities[1].clone(),
         opening: records[..open.len()].to_vec(),
         moves: records[open.len()..].to_vec(),
         result,
@@ -527,7 +543,7 @@ pub fn run_match(
                 let att_pts = rec.attacker_points();
                 let a_is_att = rec.game == 0;
                 a_points += if a_is_att { att_pts } else { 1.0 - att_pts };
-                if rec.result == "unfinished" {
+                if rec.result == RecordResult::Unfinished {
                     summary.unfinished += 1;
                 }
                 let (att_wdl, def_wdl) = if a_is_att {

@@ -3,6 +3,7 @@
 //! (arena JSON lines, self-play Parquet).
 
 use crate::arena::GameRecord;
+use crate::ending::{Ending, RecordResult};
 use brandubh_selfplay::SelfPlayGame;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -14,9 +15,8 @@ pub struct GameOutcome {
     /// Grouping within a rule set: the model id for self-play games (one per
     /// generation), the players for arena games.
     pub group: String,
-    /// `attackers_win`, `defenders_win`, `draw` or `unfinished`.
-    pub result: String,
-    pub reason: Option<String>,
+    pub result: RecordResult,
+    pub reason: Option<Ending>,
     pub plies: u32,
 }
 
@@ -25,8 +25,8 @@ impl From<&GameRecord> for GameOutcome {
         GameOutcome {
             rules: g.rules.clone(),
             group: format!("{} vs {}", g.attackers, g.defenders),
-            result: g.result.clone(),
-            reason: g.reason.clone(),
+            result: g.result,
+            reason: g.reason,
             plies: g.plies,
         }
     }
@@ -37,8 +37,8 @@ impl From<&SelfPlayGame> for GameOutcome {
         GameOutcome {
             rules: g.rules.clone(),
             group: g.model_id.clone(),
-            result: g.result_str().to_string(),
-            reason: g.reason.clone(),
+            result: RecordResult::from(g.result),
+            reason: g.reason.map(Ending::Rules),
             plies: g.plies,
         }
     }
@@ -111,23 +111,23 @@ pub struct Balance {
 /// Summarises games of one rule set and group.
 pub fn summarise(rules: &str, group: &str, games: &[&GameOutcome]) -> Balance {
     let n = games.len() as u64;
-    let count = |r: &str| games.iter().filter(|g| g.result == r).count() as u64;
+    let count = |r: RecordResult| games.iter().filter(|g| g.result == r).count() as u64;
     let mut lengths: Vec<u32> = games.iter().map(|g| g.plies).collect();
     lengths.sort_unstable();
     let mut endings = BTreeMap::new();
     for g in games {
         *endings
-            .entry(g.reason.clone().unwrap_or_else(|| "unfinished".into()))
+            .entry(g.reason.map_or("unfinished", Ending::as_str).to_string())
             .or_insert(0) += 1;
     }
     Balance {
         rules: rules.to_string(),
         group: group.to_string(),
         games: n,
-        attackers: wilson(count("attackers_win"), n),
-        defenders: wilson(count("defenders_win"), n),
-        draws: wilson(count("draw"), n),
-        unfinished: wilson(count("unfinished"), n),
+        attackers: wilson(count(RecordResult::AttackersWin), n),
+        defenders: wilson(count(RecordResult::DefendersWin), n),
+        draws: wilson(count(RecordResult::Draw), n),
+        unfinished: wilson(count(RecordResult::Unfinished), n),
         lengths: Lengths {
             mean: lengths.iter().map(|&l| l as f64).sum::<f64>() / n.max(1) as f64,
             median: quantile(&lengths, 0.5),

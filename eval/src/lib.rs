@@ -7,6 +7,7 @@
 pub mod arena;
 pub mod balance;
 pub mod charts;
+pub mod ending;
 pub mod fuzzing;
 pub mod mcts_player;
 pub mod otep;
@@ -17,11 +18,12 @@ pub mod stats;
 pub mod tune;
 
 pub use arena::{read_records, run_match, GameRecord, MatchConfig, MatchSummary};
+pub use ending::{Ending, ForfeitReason, RecordResult};
 pub use mcts_player::{MctsPlayer, MctsReport, MctsSettings};
 pub use player::{
     parse_player, AlphaBetaPlayer, Forfeit, HumanPlayer, Player, PlayerSpec, PlayerSpecError,
     RandomPlayer,
 };
-pub use search::evaluation::EvalWeights;
+pub use search::evaluation::{EvalWeights, WeightsError};
 pub use search::time::{GameClock, Limits};
 pub use search::{SearchResult, Searcher, WIN};

@@ -83,6 +83,8 @@ pub struct MctsReport {
 
 pub struct MctsPlayer {
     spec: String,
+    /// The spec with the model named by its id (`Player::identity`).
+    identity: String,
     rules: Arc<RuleSet>,
     settings: MctsSettings,
     evaluator: Arc<dyn Evaluator>,
@@ -128,7 +130,14 @@ impl MctsPlayer {
     ) -> MctsPlayer {
         let workers = worker_pools(settings.threads.max(1));
         let cached = Arc::new(CachedEvaluator::new(evaluator.clone(), CACHE_POSITIONS));
+        let identity = match crate::PlayerSpec::parse(&spec) {
+            Ok(p) if p.params.iter().any(|(k, _)| k == "model") => {
+                p.with_value("model", &evaluator.id())
+            }
+            _ => spec.clone(),
+        };
         MctsPlayer {
+            identity,
             spec,
             rules,
             settings,
@@ -300,6 +309,9 @@ impl MctsPlayer {
 impl crate::Player for MctsPlayer {
     fn name(&self) -> String {
         self.spec.clone()
+    }
+    fn identity(&self) -> String {
+        self.identity.clone()
     }
     fn choose(&mut self, game: &Game) -> Move {
         match only_move(game) {

@@ -11,6 +11,7 @@
 //! `clock` carries milliseconds (a `*` marks a side in overtime), and
 //! `opponent-move` may carry several moves joined by `|`.
 
+use crate::ending::ForfeitReason;
 use crate::player::{Forfeit, Player, PlayerSpec};
 use crate::search::time::GameClock;
 use brandubh_rules::{
@@ -520,7 +521,7 @@ impl OtepPlayer {
 
     fn ask(&mut self, game: &Game, clock: Option<&GameClock>) -> Result<Move, Forfeit> {
         let fail = |detail: String| Forfeit {
-            reason: "engine_failure",
+            reason: ForfeitReason::EngineFailure,
             detail,
         };
         if let Some(why) = &self.broken {
@@ -571,7 +572,7 @@ impl OtepPlayer {
                     let mut probe = game.clone();
                     if let Err(e) = probe.play(rec.mv) {
                         return Err(Forfeit {
-                            reason: "illegal_move",
+                            reason: ForfeitReason::IllegalMove,
                             detail: format!("the engine played `{rest}`: {e}"),
                         });
                     }

@@ -1,5 +1,6 @@
 //! The `Player` interface and the simplest players.
 
+use crate::ending::ForfeitReason;
 use crate::mcts_player::{sims_limit, MctsPlayer, MctsSettings, DEFAULT_BATCH};
 use crate::search::evaluation::EvalWeights;
 use crate::search::time::{GameClock, Limits};
@@ -15,6 +16,12 @@ use std::time::Duration;
 pub trait Player: Send {
     /// The spec string that recreates this player.
     fn name(&self) -> String;
+    /// What ratings know this player by: the spec, with a net's path
+    /// replaced by its model id, so that one net keeps one rating however
+    /// its path is spelt or wherever its run directory has moved.
+    fn identity(&self) -> String {
+        self.name()
+    }
     /// A legal move for the side to move; the game is not over.
     fn choose(&mut self, game: &Game) -> Move;
     /// A move under a game clock: a thinking player decides how long to
@@ -49,8 +56,8 @@ pub trait Player: Send {
 /// Why a player gave up a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Forfeit {
-    /// `engine_failure`, `illegal_move` or `resigned`: a game record's reason.
-    pub reason: &'static str,
+    /// A game record's reason.
+    pub reason: ForfeitReason,
     /// What happened, in words.
     pub detail: String,
 }
@@ -103,7 +110,7 @@ impl<R: BufRead + Send, W: Write + Send> Player for HumanPlayer<R, W> {
     /// resign the game (reason `resigned`).
     fn try_choose(&mut self, game: &Game, _clock: Option<&GameClock>) -> Result<Move, Forfeit> {
         let resign = |detail: &str| Forfeit {
-            reason: "resigned",
+            reason: ForfeitReason::Resigned,
             detail: detail.to_string(),
         };
         loop {
@@ -276,6 +283,17 @@ fn keys_of(kind: &str) -> Option<&'static [(&'static str, KeyKind)]> {
 }
 
 impl PlayerSpec {
+    /// The spec text with `key`'s value replaced (or appended when absent).
+    pub fn with_value(&self, key: &str, value: &str) -> String {
+        let mut params = self.params.clone();
+        match params.iter_mut().find(|(k, _)| k == key) {
+            Some(p) => p.1 = value.to_string(),
+            None => params.push((key.to_string(), value.to_string())),
+        }
+        let body: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{}:{}", self.kind, body.join(","))
+    }
+
     /// Parses and checks a spec; every command accepts the same strings.
     ///
     /// - `random`
@@ -461,7 +479,7 @@ impl PlayerSpec {
             Some(path) => EvalWeights::from_file(std::path::Path::new(path)).map_err(|why| {
                 PlayerSpecError {
                     spec: self.text.clone(),
-                    why,
+                    why: why.to_string(),
                 }
             })?,
         };

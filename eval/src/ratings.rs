@@ -14,7 +14,11 @@ const PRIOR_SD_ELO: f64 = 1000.0;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Rating {
+    /// The player's identity: its spec, with a net's path replaced by the
+    /// net's model id (see `Player::identity`).
     pub player: String,
+    /// The specs it played under, as the game files spell them.
+    pub specs: Vec<String>,
     pub games: u64,
     /// Points scored over games played.
     pub score: f64,
@@ -42,27 +46,36 @@ pub enum RatingError {
     UnknownAnchor(String, String),
 }
 
-/// Rates the players of `games` (which should share one rule set).
+/// Rates the players of `games` (which should share one rule set). Players
+/// are told apart by identity, so one net is one player under any path;
+/// `anchor` may name a player by identity or by any spec it played under.
 pub fn rate(games: &[GameRecord], anchor: &str) -> Result<RatingTable, RatingError> {
     if games.is_empty() {
         return Err(RatingError::NoGames);
     }
     let mut players: Vec<String> = Vec::new();
-    let index = |name: &str, players: &mut Vec<String>| {
-        players.iter().position(|p| p == name).unwrap_or_else(|| {
-            players.push(name.to_string());
+    let mut specs: Vec<Vec<String>> = Vec::new();
+    let mut index = |id: &str, spec: &str| {
+        let i = players.iter().position(|p| p == id).unwrap_or_else(|| {
+            players.push(id.to_string());
+            specs.push(Vec::new());
             players.len() - 1
-        })
+        });
+        if !specs[i].iter().any(|s| s == spec) {
+            specs[i].push(spec.to_string());
+        }
+        i
     };
     let obs: Vec<(usize, usize, f64)> = games
         .iter()
         .map(|g| {
-            let a = index(&g.attackers, &mut players);
-            let d = index(&g.defenders, &mut players);
+            let a = index(g.attackers_identity(), &g.attackers);
+            let d = index(g.defenders_identity(), &g.defenders);
             (a, d, g.attacker_points())
         })
         .collect();
-    let Some(anchor_ix) = players.iter().position(|p| p == anchor) else {
+    let named = |i: usize| players[i] == anchor || specs[i].iter().any(|s| s == anchor);
+    let Some(anchor_ix) = (0..players.len()).find(|&i| named(i)) else {
         return Err(RatingError::UnknownAnchor(
             anchor.to_string(),
             players.join(", "),
@@ -133,6 +146,7 @@ pub fn rate(games: &[GameRecord], anchor: &str) -> Result<RatingTable, RatingErr
             };
             Rating {
                 player: players[p].clone(),
+                specs: specs[p].clone(),
                 games: mine.len() as u64,
                 score: points / mine.len().max(1) as f64,
                 elo,

@@ -31,7 +31,7 @@ pub fn samples(
 ) -> Result<Vec<Sample>, String> {
     let mut out = Vec::new();
     for (i, rec) in games.iter().enumerate() {
-        if rec.result == "unfinished" {
+        if rec.result == crate::ending::RecordResult::Unfinished {
             continue;
         }
         let result = rec.attacker_points();

@@ -36,8 +36,8 @@ fn g(rules: &str, group: &str, result: &str, reason: Option<&str>, plies: u32) -
     GameOutcome {
         rules: rules.into(),
         group: group.into(),
-        result: result.into(),
-        reason: reason.map(String::from),
+        result: result.parse().unwrap(),
+        reason: reason.map(|r| r.parse().unwrap()),
         plies,
     }
 }

@@ -150,7 +150,7 @@ fn a_clocked_match_charges_each_player_and_records_move_times() {
     assert_eq!(games.len(), 2);
     for g in &games {
         assert_eq!(g.move_us.len(), g.moves.len(), "one time per move played");
-        assert_ne!(g.reason.as_deref(), Some("time_forfeit"), "{g:?}");
+        assert_ne!(g.reason.map(|r| r.as_str()), Some("time_forfeit"), "{g:?}");
     }
     let moves: u64 = games.iter().map(|g| g.moves.len() as u64).sum();
     assert_eq!(summary.a_times.moves + summary.b_times.moves, moves);
@@ -172,8 +172,8 @@ fn a_player_out_of_time_loses_on_time() {
         )
     };
     let (_, games) = run_match(&cfg, None, &|_| {}).unwrap();
-    assert_eq!(games[0].reason.as_deref(), Some("time_forfeit"));
-    assert_eq!(games[0].result, "defenders_win");
+    assert_eq!(games[0].reason.map(|r| r.as_str()), Some("time_forfeit"));
+    assert_eq!(games[0].result.as_str(), "defenders_win");
 }
 
 #[test]

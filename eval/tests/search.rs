@@ -1,26 +1,9 @@
 //! The alpha-beta baseline on hand-made positions in every rule set.
 
 use brandubh_eval::{EvalWeights, Limits, Searcher, WIN};
-use brandubh_rules::{Bitboard, Board, Game, GameResult, Position, RuleSet, Side, Square};
+use brandubh_rules::testing::{game, squares, ALL};
+use brandubh_rules::{Bitboard, Game, GameResult, RuleSet, Side};
 use std::sync::Arc;
-
-const ALL: [&str; 5] = ["modern", "ludii", "wtf", "wtf-plain", "raven"];
-
-fn squares(list: &str) -> Bitboard {
-    list.split_whitespace()
-        .map(|s| s.parse::<Square>().unwrap())
-        .collect()
-}
-
-fn game(name: &str, att: &str, def: &str, king: &str, side: Side) -> Game {
-    let r = Arc::new(RuleSet::builtin(name).unwrap());
-    let b = Board {
-        attackers: squares(att),
-        defenders: squares(def),
-        king: squares(king),
-    };
-    Game::from_position(r.clone(), Position::from_board(&r, b, side).unwrap())
-}
 
 fn search(g: &Game, depth: u32) -> brandubh_eval::SearchResult {
     let mut s = Searcher::new(g.rules().clone(), EvalWeights::default(), 4);
@@ -114,6 +97,22 @@ fn evaluation_weights_file_errors_are_named() {
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("bad.toml");
     std::fs::write(&p, "attacker = 100\nbogus = 3\n").unwrap();
-    let e = EvalWeights::from_file(&p).unwrap_err();
+    let e = EvalWeights::from_file(&p).unwrap_err().to_string();
     assert!(e.contains("bad.toml") && e.contains("bogus"), "{e}");
+    let huge = EvalWeights {
+        attacker: 100_000,
+        ..EvalWeights::default()
+    };
+    std::fs::write(&p, huge.to_toml()).unwrap();
+    let e = EvalWeights::from_file(&p).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            brandubh_eval::WeightsError::TooLarge {
+                key: "attacker",
+                ..
+            }
+        ),
+        "{e}"
+    );
 }

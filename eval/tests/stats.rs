@@ -88,9 +88,11 @@ fn rec(att: &str, def: &str, result: &str) -> GameRecord {
         seed: 0,
         attackers: att.into(),
         defenders: def.into(),
+        attackers_id: None,
+        defenders_id: None,
         opening: vec![],
         moves: vec![],
-        result: result.into(),
+        result: result.parse().unwrap(),
         reason: None,
         plies: 0,
         move_us: vec![],
@@ -130,4 +132,43 @@ fn bradley_terry_recovers_known_ratings_and_side_advantage() {
     let anchor = t.ratings.iter().find(|r| r.player == "random").unwrap();
     assert_eq!(anchor.elo, 0.0);
     assert!(rate(&games, "nobody").is_err());
+}
+
+/// One net under two path spellings is one player: its games are rated
+/// together under its model id, and either spelling names it as the anchor.
+#[test]
+fn ratings_know_a_net_by_its_model_id() {
+    let net = |path: &str, att: bool, result: &str| {
+        let spec = format!("mcts:model={path},sims=50");
+        let mut g = if att {
+            rec(&spec, "alphabeta:depth=2", result)
+        } else {
+            rec("alphabeta:depth=2", &spec, result)
+        };
+        let id = Some("mcts:model=ab12,sims=50".to_string());
+        if att {
+            g.attackers_id = id;
+        } else {
+            g.defenders_id = id;
+        }
+        g
+    };
+    let games = vec![
+        net("runs/a/gen-3", true, "attackers_win"),
+        net("./runs/a/gen-3", false, "attackers_win"),
+        net("/moved/a/gen-3", true, "defenders_win"),
+        net("runs/a/gen-3", false, "defenders_win"),
+    ];
+    let t = rate(&games, "alphabeta:depth=2").unwrap();
+    assert_eq!(t.ratings.len(), 2, "{:?}", t.ratings);
+    let me = t
+        .ratings
+        .iter()
+        .find(|r| r.player == "mcts:model=ab12,sims=50")
+        .unwrap();
+    assert_eq!(me.games, 4);
+    assert_eq!(me.specs.len(), 3, "{:?}", me.specs);
+    let t = rate(&games, "mcts:model=/moved/a/gen-3,sims=50").unwrap();
+    assert_eq!(t.anchor, "mcts:model=/moved/a/gen-3,sims=50");
+    assert!(t.ratings.iter().any(|r| r.elo == 0.0 && r.games == 4));
 }

@@ -24,9 +24,7 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-fn rules(name: &str) -> Arc<RuleSet> {
-    Arc::new(RuleSet::builtin(name).unwrap())
-}
+use brandubh_rules::testing::rules;
 
 fn some_positions(r: &Arc<RuleSet>) -> Vec<Game> {
     let mut out = Vec::new();

@@ -18,6 +18,7 @@ pub mod ruleset;
 mod side;
 mod square;
 mod symmetry;
+pub mod testing;
 mod zobrist;
 
 pub use bitboard::Bitboard;

@@ -147,8 +147,12 @@ impl<'a> IntoIterator for &'a MoveList {
     }
 }
 
-/// Why a game ended.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+/// Why a game ended. Written and read as the snake-case names `as_str`
+/// gives, in every file format.
+#[derive(
+    Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum EndReason {
     KingEscaped,
     KingCaptured,
@@ -179,6 +183,16 @@ impl EndReason {
             EndReason::QuietPlyLimit => "quiet_ply_limit",
             EndReason::PlyLimit => "ply_limit",
         }
+    }
+}
+
+impl std::str::FromStr for EndReason {
+    type Err = String;
+    fn from_str(s: &str) -> Result<EndReason, String> {
+        EndReason::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| format!("unknown end reason `{s}`"))
     }
 }
 

@@ -117,6 +117,20 @@ impl GameResult {
     }
 }
 
+impl std::str::FromStr for GameResult {
+    type Err = String;
+    fn from_str(s: &str) -> Result<GameResult, String> {
+        [
+            GameResult::AttackersWin,
+            GameResult::DefendersWin,
+            GameResult::Draw,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == s)
+        .ok_or_else(|| format!("unknown result `{s}`"))
+    }
+}
+
 /// The raw options as written in a rule-set file.
 #[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

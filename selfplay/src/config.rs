@@ -98,19 +98,76 @@ impl Default for SelfPlayConfig {
     }
 }
 
+/// A self-play or search setting that cannot be used, or a settings file
+/// that cannot be read.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// `key` (dotted, as in the file: `mcts.c_puct`) is outside its range.
+    #[error("{key} = {value}: must be within {lo}..={hi}{note}")]
+    OutOfRange {
+        key: String,
+        value: f64,
+        lo: f64,
+        hi: f64,
+        /// What else is allowed, if anything.
+        note: &'static str,
+    },
+    #[error("{file}: {why}")]
+    Io { file: String, why: String },
+    /// Not TOML, or a key of the wrong type or unknown.
+    #[error("{file}: {message}")]
+    Parse { file: String, message: String },
+    /// A value in a file out of range.
+    #[error("{file}: {source}")]
+    InFile {
+        file: String,
+        #[source]
+        source: Box<ConfigError>,
+    },
+}
+
+impl ConfigError {
+    /// The same error with `prefix.` before its key (a section of a larger
+    /// file: `selfplay.` in a run config).
+    pub fn within(self, prefix: &str) -> ConfigError {
+        match self {
+            ConfigError::OutOfRange {
+                key,
+                value,
+                lo,
+                hi,
+                note,
+            } => ConfigError::OutOfRange {
+                key: format!("{prefix}.{key}"),
+                value,
+                lo,
+                hi,
+                note,
+            },
+            other => other,
+        }
+    }
+}
+
 /// `key = x` is finite and within `lo..=hi`, or an error naming both.
-fn in_range(key: &str, x: f64, lo: f64, hi: f64) -> Result<(), String> {
+fn in_range(key: &str, x: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
     if x.is_finite() && (lo..=hi).contains(&x) {
         Ok(())
     } else {
-        Err(format!("{key} = {x}: must be within {lo}..={hi}"))
+        Err(ConfigError::OutOfRange {
+            key: key.to_string(),
+            value: x,
+            lo,
+            hi,
+            note: "",
+        })
     }
 }
 
 impl MctsConfig {
     /// Every value in a range the search can use; the error names the key
     /// (as `mcts.KEY`) and its range.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ConfigError> {
         let range =
             |key: &str, x: f64, lo: f64, hi: f64| in_range(&format!("mcts.{key}"), x, lo, hi);
         range("simulations", self.simulations as f64, 1.0, 1e8)?;
@@ -122,8 +179,18 @@ impl MctsConfig {
         range("dirichlet_epsilon", self.dirichlet_epsilon as f64, 0.0, 1.0)?;
         // visits^(1/T) overflows for T near 0; 0 itself means "most visited".
         if self.temperature != 0.0 {
-            range("temperature", self.temperature as f64, 0.05, 100.0)
-                .map_err(|e| format!("{e} (or exactly 0: always the most visited move)"))?;
+            range("temperature", self.temperature as f64, 0.05, 100.0).map_err(|e| match e {
+                ConfigError::OutOfRange {
+                    key, value, lo, hi, ..
+                } => ConfigError::OutOfRange {
+                    key,
+                    value,
+                    lo,
+                    hi,
+                    note: " (or exactly 0: always the most visited move)",
+                },
+                other => other,
+            })?;
         }
         range(
             "gumbel_considered",
@@ -139,16 +206,25 @@ impl MctsConfig {
 }
 
 impl SelfPlayConfig {
-    pub fn from_file(path: &std::path::Path) -> Result<SelfPlayConfig, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let c: SelfPlayConfig = toml::from_str(&text)
-            .map_err(|e| format!("{}: {}", path.display(), e.message().trim()))?;
-        c.check().map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn from_file(path: &std::path::Path) -> Result<SelfPlayConfig, ConfigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+            file: file.clone(),
+            why: e.to_string(),
+        })?;
+        let c: SelfPlayConfig = toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            file: file.clone(),
+            message: e.message().trim().to_string(),
+        })?;
+        c.check().map_err(|e| ConfigError::InFile {
+            file,
+            source: Box::new(e),
+        })?;
         Ok(c)
     }
 
     /// Every value in a range self-play can use; the error names the key.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ConfigError> {
         self.mcts.check()?;
         let range = in_range;
         range(
@@ -181,7 +257,11 @@ mod tests {
             let mut c = SelfPlayConfig::default();
             f(&mut c);
             let e = c.check().unwrap_err();
-            assert!(e.contains(key), "{e}");
+            match &e {
+                ConfigError::OutOfRange { key: k, .. } => assert!(k.ends_with(key), "{e}"),
+                _ => panic!("{e}"),
+            }
+            assert!(e.to_string().contains(key), "{e}");
         };
         bad(&|c| c.mcts.dirichlet_epsilon = 1.5, "dirichlet_epsilon");
         bad(&|c| c.mcts.temperature = 1e-6, "temperature");

@@ -9,7 +9,7 @@ use crate::config::SelfPlayConfig;
 use crate::evaluator::{EvalRequest, Evaluator};
 use crate::mcts::{Advance, Search};
 use crate::records::{PositionRecord, SelfPlayGame};
-use brandubh_rules::{splitmix64, Game, RuleSet, Side};
+use brandubh_rules::{splitmix64, Game, GameResult, RuleSet, Side};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -53,15 +53,15 @@ impl SelfPlayStats {
     fn count(&mut self, g: &SelfPlayGame) {
         self.games += 1;
         self.plies += g.plies as u64;
-        match g.result_str() {
-            "attackers_win" => self.attacker_wins += 1,
-            "defenders_win" => self.defender_wins += 1,
-            "draw" => self.draws += 1,
-            _ => self.unfinished += 1,
+        match g.result {
+            Some(GameResult::AttackersWin) => self.attacker_wins += 1,
+            Some(GameResult::DefendersWin) => self.defender_wins += 1,
+            Some(GameResult::Draw) => self.draws += 1,
+            None => self.unfinished += 1,
         }
         *self
             .reasons
-            .entry(g.reason.clone().unwrap_or_else(|| "ply_cap".into()))
+            .entry(g.reason.map_or("ply_cap", |r| r.as_str()).to_string())
             .or_default() += 1;
     }
 }
@@ -184,7 +184,7 @@ fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<Se
                 model_id: model_id.to_string(),
                 seed: s.seed,
                 result: o.map(|o| o.result),
-                reason: o.map(|o| o.reason.as_str().to_string()),
+                reason: o.map(|o| o.reason),
                 plies: s.game.plies().len() as u32,
                 moves: s
                     .game

@@ -56,6 +56,27 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Puts the whole directory `from` (its files already synced) in the place
+/// of `to` by renames only: an existing `to` is first renamed to `aside`
+/// and removed afterwards. After a kill `to` names the old directory,
+/// nothing, or the new one — never a mix — and a leftover `aside` is the
+/// caller's to remove.
+pub fn replace_dir(from: &Path, to: &Path, aside: &Path) -> std::io::Result<()> {
+    let parent = to.parent().unwrap_or(Path::new("."));
+    if to.exists() {
+        if aside.exists() {
+            std::fs::remove_dir_all(aside)?;
+        }
+        std::fs::rename(to, aside)?;
+    }
+    std::fs::rename(from, to)?;
+    sync_dir(parent);
+    if aside.exists() {
+        std::fs::remove_dir_all(aside)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,6 +97,21 @@ mod tests {
         assert_eq!(names, ["x.json"]);
         // A directory that does not exist: an error, nothing left behind.
         assert!(write(&dir.join("no/such/file"), b"x").is_err());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn replaces_a_directory_whole() {
+        let dir = std::env::temp_dir().join(format!("brandubh-replace-{}", std::process::id()));
+        let (new, to, aside) = (dir.join("new"), dir.join("to"), dir.join("aside"));
+        for d in [&new, &to] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(to.join("old.txt"), "old").unwrap();
+        std::fs::write(new.join("new.txt"), "new").unwrap();
+        replace_dir(&new, &to, &aside).unwrap();
+        assert!(to.join("new.txt").exists() && !to.join("old.txt").exists());
+        assert!(!new.exists() && !aside.exists());
         std::fs::remove_dir_all(&dir).ok();
     }
 }

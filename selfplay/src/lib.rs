@@ -9,7 +9,7 @@ pub mod evaluator;
 pub mod mcts;
 pub mod records;
 
-pub use config::{MctsConfig, SelfPlayConfig};
+pub use config::{ConfigError, MctsConfig, SelfPlayConfig};
 pub use driver::{run_selfplay, SelfPlayJob, SelfPlayStats};
 pub use evaluator::{
     load_evaluator, register_model_loader, CachedEvaluator, EvalRequest, Evaluation, Evaluator,

@@ -14,7 +14,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
-use brandubh_rules::{Bitboard, Board, GameResult, Side};
+use brandubh_rules::{Bitboard, Board, EndReason, GameResult, Side};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
@@ -64,7 +64,7 @@ pub struct SelfPlayGame {
     pub seed: u64,
     /// `None`: stopped at the ply cap, unfinished.
     pub result: Option<GameResult>,
-    pub reason: Option<String>,
+    pub reason: Option<EndReason>,
     pub plies: u32,
     /// Every move, opening included, OpenTafl records.
     pub moves: Vec<String>,
@@ -306,7 +306,7 @@ pub fn write_shard(dir: &Path, index: u64, games: &[SelfPlayGame]) -> Result<Pat
         model.append_value(&g.model_id);
         seed.append_value(g.seed);
         result.append_value(g.result_str());
-        reason.append_option(g.reason.as_deref());
+        reason.append_option(g.reason.map(EndReason::as_str));
         plies.append_value(g.plies);
         moves.append_value(g.moves.join(" "));
     }
@@ -419,21 +419,33 @@ pub fn read_shard(games_path: &Path) -> Result<Vec<SelfPlayGame>, RecordError> {
         let (result, reason, plies, moves) =
             (col("result"), col("reason"), col("plies"), col("moves"));
         for i in 0..b.num_rows() {
-            let r = result.as_string::<i32>().value(i);
+            let game_id = id.as_primitive::<UInt64Type>().value(i);
+            let bad = |why: String| RecordError::Schema {
+                path: games_path.to_path_buf(),
+                why: format!("game {game_id} (row {i}): {why}"),
+            };
+            let result = match result.as_string::<i32>().value(i) {
+                "unfinished" => None,
+                r => Some(r.parse::<GameResult>().map_err(bad)?),
+            };
+            let reason = match reason.is_null(i) {
+                true => None,
+                false => Some(
+                    reason
+                        .as_string::<i32>()
+                        .value(i)
+                        .parse::<EndReason>()
+                        .map_err(bad)?,
+                ),
+            };
             games.push(SelfPlayGame {
-                game_id: id.as_primitive::<UInt64Type>().value(i),
+                game_id,
                 rules: rules.as_string::<i32>().value(i).to_string(),
                 rules_hash: rh.as_primitive::<UInt64Type>().value(i),
                 model_id: model.as_string::<i32>().value(i).to_string(),
                 seed: seed.as_primitive::<UInt64Type>().value(i),
-                result: match r {
-                    "attackers_win" => Some(GameResult::AttackersWin),
-                    "defenders_win" => Some(GameResult::DefendersWin),
-                    "draw" => Some(GameResult::Draw),
-                    _ => None,
-                },
-                reason: (!reason.is_null(i))
-                    .then(|| reason.as_string::<i32>().value(i).to_string()),
+                result,
+                reason,
                 plies: plies.as_primitive::<UInt32Type>().value(i),
                 moves: moves
                     .as_string::<i32>()

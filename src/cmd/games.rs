@@ -39,12 +39,12 @@ pub fn write_match_game(dir: &Path, rules: &RuleSet, g: &GameRecord) -> Result<P
         ("round", format!("pair {} game {}", g.pair, g.game)),
         ("attackers", g.attackers.clone()),
         ("defenders", g.defenders.clone()),
-        ("result", otg_result(&g.result).to_string()),
+        ("result", otg_result(g.result.as_str()).to_string()),
         ("variant", g.rules.clone()),
         ("compiler", "brandubh".to_string()),
     ];
-    if let Some(r) = &g.reason {
-        tags.push(("termination", r.clone()));
+    if let Some(r) = g.reason {
+        tags.push(("termination", r.to_string()));
     }
     let path = dir.join(format!("pair-{:05}-game-{}.otg", g.pair, g.game));
     super::write_atomic(&path, write_otg(&tags, rules, &moves).as_bytes())?;
@@ -87,7 +87,7 @@ pub fn run(a: Args) -> Result<()> {
                     ("compiler", "brandubh".to_string()),
                     (
                         "termination",
-                        g.reason.clone().unwrap_or_else(|| "unfinished".into()),
+                        g.reason.map_or("unfinished", |r| r.as_str()).to_string(),
                     ),
                 ];
                 let path = a.out.join(format!("{stem}-game-{:06}.otg", g.game_id));

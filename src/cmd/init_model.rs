@@ -36,6 +36,16 @@ pub fn run(a: Args) -> Result<()> {
             a.out.display()
         );
     }
+    // The directory is replaced whole: never one that holds anything else.
+    if a.out.exists() && !a.out.join("model.json").exists() {
+        let empty = std::fs::read_dir(&a.out).is_ok_and(|mut d| d.next().is_none());
+        if !empty {
+            bail!(
+                "{} exists and is not a checkpoint; give a new or empty directory",
+                a.out.display()
+            );
+        }
+    }
     let config = match &a.config {
         Some(p) => {
             let text =
@@ -50,8 +60,21 @@ pub fn run(a: Args) -> Result<()> {
     let device = Device::flex();
     device.seed(a.seed);
     let net = config.init(&device);
+    // A fresh directory beside the target, put in its place whole, so that
+    // `--force` never leaves weights and metadata of two different nets.
+    let name = a
+        .out
+        .file_name()
+        .map_or_else(|| "checkpoint".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = a
+        .out
+        .with_file_name(format!(".{name}.{}.new", std::process::id()));
+    let aside = a
+        .out
+        .with_file_name(format!(".{name}.{}.old", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
     let meta = save(
-        &a.out,
+        &tmp,
         &net,
         &config,
         &rules,
@@ -63,6 +86,11 @@ pub fn run(a: Args) -> Result<()> {
             ..Default::default()
         },
     )?;
+    if let Some(parent) = a.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    brandubh_selfplay::durable::replace_dir(&tmp, &a.out, &aside)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.out.display()))?;
     println!(
         "wrote {} ({} channels × {} blocks, rules {}, model id {})",
         a.out.display(),

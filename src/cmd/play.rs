@@ -42,7 +42,7 @@ pub fn run(a: Args) -> Result<()> {
         let mv = match player.try_choose(&game, None) {
             Ok(mv) => mv,
             Err(f) => {
-                let verb = if f.reason == "resigned" {
+                let verb = if f.reason == brandubh_eval::ForfeitReason::Resigned {
                     "resigns"
                 } else {
                     "forfeits"

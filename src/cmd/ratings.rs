@@ -42,9 +42,15 @@ pub fn run(a: Args) -> Result<()> {
             "player", "games", "score", "Elo", "±95 %"
         );
         for r in &t.ratings {
+            // A net is rated by its model id; show it by the first spec it
+            // played under, and say when it played under others too.
+            let mut name = r.specs.first().unwrap_or(&r.player).clone();
+            if r.specs.len() > 1 {
+                name += &format!(" (+{} other spellings)", r.specs.len() - 1);
+            }
             println!(
                 "{:<28} {:>6} {:>6.1}% {:>+9.1} {:>8.1}",
-                r.player,
+                name,
                 r.games,
                 r.score * 100.0,
                 r.elo,

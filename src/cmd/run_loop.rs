@@ -109,9 +109,8 @@ pub fn run_loop(a: LoopArgs) -> Result<()> {
 
 pub fn run_train(a: TrainArgs) -> Result<()> {
     let mut run = Run::open(&a.run_dir, None)?;
-    let it = run.state.iteration + 1;
     let mut tb = tensorboard_rs::summary_writer::SummaryWriter::new(a.run_dir.join("tb"));
-    run.train_phase(it, a.steps, &Bars::new(), &mut tb)?;
+    let it = run.train_only(a.steps, &Bars::new(), &mut tb)?;
     tb.flush();
     println!("trained candidate gen-{it:04} in {}", a.run_dir.display());
     Ok(())

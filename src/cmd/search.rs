@@ -35,7 +35,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     let weights = match &a.eval {
         None => EvalWeights::builtin(rules.name()),
-        Some(p) => EvalWeights::from_file(p).map_err(anyhow::Error::msg)?,
+        Some(p) => EvalWeights::from_file(p)?,
     };
     let mut limits = Limits {
         depth: a.depth,

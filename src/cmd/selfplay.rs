@@ -36,7 +36,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let rules = Arc::new(super::load_rules(&a.rules)?);
     let mut cfg = match &a.config {
-        Some(p) => SelfPlayConfig::from_file(p).map_err(anyhow::Error::msg)?,
+        Some(p) => SelfPlayConfig::from_file(p)?,
         None => SelfPlayConfig::default(),
     };
     if let Some(b) = a.batch {

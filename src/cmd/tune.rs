@@ -37,7 +37,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let rules = Arc::new(load_rules(&a.rules)?);
     let start = match &a.eval {
-        Some(p) => EvalWeights::from_file(p).map_err(anyhow::Error::msg)?,
+        Some(p) => EvalWeights::from_file(p)?,
         None => EvalWeights::builtin(rules.name()),
     };
     let want = format!("{:016x}", rules.hash);

@@ -86,7 +86,7 @@ impl RunConfig {
             toml::from_str(text).map_err(|e| format!("{file}: {}", e.message().trim()))?;
         c.selfplay
             .check()
-            .map_err(|x| format!("{file}: selfplay.{x}"))?;
+            .map_err(|x| format!("{file}: {}", x.within("selfplay")))?;
         let n = &c.net;
         if !(1..=512).contains(&n.channels)
             || n.blocks > 64

@@ -121,7 +121,7 @@ pub fn play_teacher_games(
                     model_id: model_id.clone(),
                     seed: game_seed,
                     result: outcome.map(|o| o.result),
-                    reason: outcome.map(|o| o.reason.as_str().to_string()),
+                    reason: outcome.map(|o| o.reason),
                     plies: game.plies().len() as u32,
                     moves: game
                         .plies()

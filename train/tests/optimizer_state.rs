@@ -47,8 +47,8 @@ fn outputs(t: &Trainer) -> Vec<f32> {
         &Device::flex(),
     );
     let (p, v) = net.forward(x);
-    let mut out = p.into_data().to_vec::<f32>().unwrap();
-    out.extend(v.into_data().to_vec::<f32>().unwrap());
+    let mut out = p.into_data().try_to_vec::<f32>().unwrap();
+    out.extend(v.into_data().try_to_vec::<f32>().unwrap());
     out
 }
 

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 fn rules() -> Arc<RuleSet> {
-    Arc::new(RuleSet::builtin("wtf").unwrap())
+    brandubh_rules::testing::rules("wtf")
 }
 
 /// A game of `plies` plies from the start (the first legal move each

@@ -109,21 +109,44 @@ impl EvalWeights {
     pub const MAX_WEIGHT: i32 = 10_000;
 
     /// Reads weights from a TOML file, naming the file and key on error.
-    pub fn from_file(path: &std::path::Path) -> Result<EvalWeights, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let w: EvalWeights =
-            toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?;
+    pub fn from_file(path: &std::path::Path) -> Result<EvalWeights, WeightsError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| WeightsError::Io {
+            file: file.clone(),
+            why: e.to_string(),
+        })?;
+        let w: EvalWeights = toml::from_str(&text).map_err(|e| WeightsError::Parse {
+            file: file.clone(),
+            message: e.message().trim().to_string(),
+        })?;
         for (name, v) in Self::NAMES.iter().zip(w.to_array()) {
             if v.abs() > Self::MAX_WEIGHT as f64 {
-                return Err(format!(
-                    "{}: `{name}` = {v}: weights must be within ±{}",
-                    path.display(),
-                    Self::MAX_WEIGHT
-                ));
+                return Err(WeightsError::TooLarge {
+                    file,
+                    key: name,
+                    value: v,
+                });
             }
         }
         Ok(w)
     }
+}
+
+/// An evaluation weights file that cannot be used.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WeightsError {
+    #[error("{file}: {why}")]
+    Io { file: String, why: String },
+    /// Not TOML, or a key unknown or of the wrong type.
+    #[error("{file}: {message}")]
+    Parse { file: String, message: String },
+    /// A weight large enough to read as a won or lost position.
+    #[error("{file}: `{key}` = {value}: weights must be within ±{max}", max = EvalWeights::MAX_WEIGHT)]
+    TooLarge {
+        file: String,
+        key: &'static str,
+        value: f64,
+    },
 }
 
 /// Squares beside the corners: b1 a2 f1 g2 a6 b7 f7 g6.

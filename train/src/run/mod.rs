@@ -19,7 +19,7 @@ use brandubh_eval::arena::{run_match, MatchConfig};
 use brandubh_eval::ratings::{rate, RatingTable};
 use brandubh_eval::{read_records, GameRecord, PlayerSpec};
 use brandubh_model::{load, read_meta, save};
-use brandubh_rules::{splitmix64, RuleSet};
+use brandubh_rules::{splitmix64, GameResult, RuleSet};
 use brandubh_selfplay::records::{list_shards, next_shard_index, read_dir, read_shard};
 use brandubh_selfplay::{run_selfplay, write_shard, SelfPlayJob};
 use burn::tensor::Device;
@@ -273,6 +273,40 @@ impl Run {
         out
     }
 
+    /// `brandubh train`: the training phase of the iteration in progress on
+    /// its own (with `steps` in place of the config's), recorded in the run
+    /// state as the loop records it, so that `brandubh loop` goes on to
+    /// evaluate the candidate. Returns the iteration trained.
+    pub fn train_only(
+        &mut self,
+        steps: Option<u64>,
+        progress: &dyn Progress,
+        tb: &mut SummaryWriter,
+    ) -> Result<u32, RunError> {
+        let it = self.state.iteration + 1;
+        let dir = self.dir.display();
+        match self.state.phase {
+            Phase::SelfPlay => {
+                return Err(RunError(format!(
+                    "{dir}: iteration {it} has not played its self-play games yet, so there is \
+                     nothing new to train on; `brandubh loop --run-dir {dir}` plays and trains"
+                )))
+            }
+            Phase::Eval => {
+                return Err(RunError(format!(
+                    "{dir}: iteration {it}'s candidate {} is trained and waits for its \
+                     evaluation; `brandubh loop --run-dir {dir}` evaluates it",
+                    ckpt_name(it)
+                )))
+            }
+            Phase::Train => {}
+        }
+        self.train_phase(it, steps, progress, tb)?;
+        self.state.phase = Phase::Eval;
+        self.save_state()?;
+        Ok(it)
+    }
+
     /// Runs iterations until `config.generations` are done.
     pub fn run(&mut self, progress: &dyn Progress) -> Result<(), RunError> {
         let mut tb = SummaryWriter::new(self.dir.join("tb"));
@@ -330,7 +364,7 @@ impl Run {
             progress.line(&format!("warning: skipped {x}"));
         }
         let n = games.len().max(1) as f64;
-        let share = |r: &str| games.iter().filter(|g| g.result_str() == r).count() as f64 / n;
+        let share = |r: GameResult| games.iter().filter(|g| g.result == Some(r)).count() as f64 / n;
         let meta = read_meta(&self.ckpt(&candidate)).map_err(e)?;
         let rec = IterationRecord {
             iteration: it,
@@ -341,9 +375,9 @@ impl Run {
             train_seconds,
             eval_seconds,
             games: games.len() as u64,
-            attacker_share: share("attackers_win"),
-            defender_share: share("defenders_win"),
-            draw_share: share("draw"),
+            attacker_share: share(GameResult::AttackersWin),
+            defender_share: share(GameResult::DefendersWin),
+            draw_share: share(GameResult::Draw),
             mean_length: games.iter().map(|g| g.plies as f64).sum::<f64>() / n,
             score_vs_current: score,
             elo_vs_current: elo,
@@ -401,7 +435,7 @@ impl Run {
         self.save_state()?;
         if let Some(table) = self.write_ratings()? {
             let me = self.mcts_spec(&self.ckpt(&ckpt_name(it)));
-            if let Some(r) = table.ratings.iter().find(|r| r.player == me) {
+            if let Some(r) = table.ratings.iter().find(|r| r.specs.contains(&me)) {
                 tb.add_scalar("eval/rating", r.elo as f32, step);
                 progress.line(&format!(
                     "iteration {it}: rated {:+.0} ± {:.0} Elo against {} (all arena games so far)",

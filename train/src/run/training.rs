@@ -28,7 +28,7 @@ impl Run {
         let whole = |p: &Path| {
             read_meta(p)
                 .ok()
-                .filter(|m| m.generation == it)
+                .filter(|m| m.generation == it && m.step <= self.state.global_step + target)
                 .and_then(|_| load(p, &self.rules, &device).ok())
         };
         let mut resume = None;
@@ -38,6 +38,7 @@ impl Run {
                 None => std::fs::remove_dir_all(&p).map_err(e)?,
             }
         }
+        self.remove_retired()?;
         let (start_dir, done, (net, config, start_meta)) = match resume {
             Some((p, loaded)) => {
                 let done = loaded.2.step.saturating_sub(self.state.global_step);
@@ -88,9 +89,6 @@ impl Run {
         }
         let total_steps =
             (self.config.generations as u64 * self.config.train.steps_per_generation).max(1);
-        let mut rng = ChaCha8Rng::seed_from_u64(splitmix64(
-            self.config.seed ^ 0x7a1 ^ splitmix64(it as u64) ^ done,
-        ));
         progress.phase(
             &format!("iteration {it}: training on {} positions", win.len()),
             target,
@@ -104,6 +102,12 @@ impl Run {
                 global,
                 total_steps,
             );
+            // Each step's batch comes from its own generator, seeded from
+            // the global step, so a phase resumed from a partial candidate
+            // draws the same batches an unbroken one would have.
+            let mut rng = ChaCha8Rng::seed_from_u64(splitmix64(
+                self.config.seed ^ 0x7a1 ^ splitmix64(global ^ splitmix64(it as u64)),
+            ));
             let batch = draw_batch(
                 &self.rules,
                 &win,
@@ -127,7 +131,7 @@ impl Run {
             if (k + 1) % self.config.train.checkpoint_every == 0 || finished {
                 let prov = brandubh_model::Provenance {
                     note: format!("generation {it} of a training run"),
-                    seed: None,
+                    seed: Some(self.config.seed),
                     run: self
                         .dir
                         .file_name()
@@ -141,32 +145,61 @@ impl Run {
                 };
                 let net = trainer.inference_net();
                 let step_now = self.state.global_step + k + 1;
-                let partial = self.ckpt(&format!("candidate-{step_now:08}"));
-                let dest = if finished { &out } else { &partial };
-                std::fs::create_dir_all(dest).map_err(e)?;
-                let adam = optimizer_file(dest, step_now);
+                let dest = self.ckpt(&format!("candidate-{step_now:08}"));
+                std::fs::create_dir_all(&dest).map_err(e)?;
+                let adam = optimizer_file(&dest, step_now);
                 trainer.save_optimizer(&adam).map_err(RunError)?;
-                save(dest, &net, &trainer.config, &self.rules, step_now, it, prov).map_err(e)?;
-                // Older optimiser states of this checkpoint are now stale.
-                for entry in std::fs::read_dir(dest).map_err(e)?.flatten() {
-                    let p = entry.path();
-                    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                    if name.starts_with("adam-") && p != adam {
-                        let _ = std::fs::remove_file(&p);
-                    }
-                }
+                save(
+                    &dest,
+                    &net,
+                    &trainer.config,
+                    &self.rules,
+                    step_now,
+                    it,
+                    prov,
+                )
+                .map_err(e)?;
                 // The new checkpoint is whole: older partials can go.
                 for p in self.partial_candidates() {
-                    if &p != dest {
+                    if p != dest {
                         std::fs::remove_dir_all(&p).map_err(e)?;
                     }
                 }
                 tb.flush();
             }
         }
-        // Saving the finished candidate removed every partial.
+        // The finished candidate is a whole partial until now: it takes the
+        // generation's name by renames only, so no kill leaves a checkpoint
+        // under that name whose weights and metadata disagree.
+        let last = self.ckpt(&format!("candidate-{:08}", self.state.global_step + target));
+        self.publish(&last, &out)?;
         self.state.global_step += target;
         progress.done();
+        Ok(())
+    }
+
+    /// Moves the whole checkpoint `from` to `to`, replacing what `to` held
+    /// (renamed aside as `retired-…` meanwhile; see `durable::replace_dir`).
+    fn publish(&self, from: &Path, to: &Path) -> Result<(), RunError> {
+        let name = to.file_name().and_then(|n| n.to_str()).unwrap_or("old");
+        let aside = self.dir.join("checkpoints").join(format!("retired-{name}"));
+        brandubh_selfplay::durable::replace_dir(from, to, &aside).map_err(e)
+    }
+
+    /// Removes checkpoints a publish renamed aside.
+    pub(super) fn remove_retired(&self) -> Result<(), RunError> {
+        for entry in std::fs::read_dir(self.dir.join("checkpoints"))
+            .map_err(e)?
+            .flatten()
+        {
+            let p = entry.path();
+            if p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("retired-"))
+            {
+                std::fs::remove_dir_all(&p).map_err(e)?;
+            }
+        }
         Ok(())
     }
 }
