@@ -632,6 +632,12 @@ pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, ArenaError> {
         path: path.to_path_buf(),
         source,
     })?;
+    parse_records(&text, path)
+}
+
+/// Reads game records from the text of a game file; `path` names it in
+/// errors, with the line.
+pub fn parse_records(text: &str, path: &Path) -> Result<Vec<GameRecord>, ArenaError> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

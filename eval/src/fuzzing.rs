@@ -15,7 +15,7 @@ use std::io::Write;
 pub type Check = fn(&[u8]);
 
 /// The fuzz targets by name, for the corpus replay.
-pub const TARGETS: [(&str, Check); 10] = [
+pub const TARGETS: [(&str, Check); 11] = [
     ("position_record", position_record),
     ("move_record", move_record),
     ("rules_toml", rules_toml),
@@ -26,6 +26,7 @@ pub const TARGETS: [(&str, Check); 10] = [
     ("selfplay_config", selfplay_config),
     ("eval_weights", eval_weights),
     ("parquet_shard", parquet_shard),
+    ("arena_records", arena_records),
 ];
 
 fn text(data: &[u8]) -> Option<&str> {
@@ -142,4 +143,35 @@ pub fn parquet_shard(data: &[u8]) {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Arena game files (JSON lines): they read or name the line at fault; a
+/// record that reads writes one that reads to the same record, and what
+/// the tools compute from records (ratings, balance, tuning samples) gives
+/// an answer or an error, never a panic.
+pub fn arena_records(data: &[u8]) {
+    let Some(s) = text(data) else { return };
+    let Ok(recs) = crate::arena::parse_records(s, std::path::Path::new("fuzz.jsonl")) else {
+        return;
+    };
+    for r in &recs {
+        let line = serde_json::to_string(r).expect("a record writes");
+        let again = crate::arena::parse_records(&line, std::path::Path::new("again.jsonl"))
+            .expect("a written record reads");
+        assert_eq!(again.len(), 1);
+        assert_eq!(&again[0], r);
+    }
+    if let Some(first) = recs.first() {
+        let _ = crate::ratings::rate(&recs, &first.attackers);
+        if let Some(rules) = RuleSet::builtin(&first.rules) {
+            let same: Vec<_> = recs
+                .iter()
+                .filter(|r| r.rules == first.rules)
+                .cloned()
+                .collect();
+            let _ = crate::tune::samples(&std::sync::Arc::new(rules), &same, 0);
+        }
+    }
+    let outcomes: Vec<crate::balance::GameOutcome> = recs.iter().map(Into::into).collect();
+    let _ = crate::balance::summarise_all(&outcomes);
 }

@@ -418,14 +418,26 @@ pub struct OtepPlayer {
     broken: Option<String>,
 }
 
+/// An engine that could not be started. (An engine that starts but then
+/// fails forfeits its games instead: see `Player::try_choose`.)
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SpawnError {
+    #[error("empty engine command")]
+    EmptyCommand,
+    #[error("cannot find this program: {0}")]
+    NoSelf(String),
+    #[error("cannot start `{command}`: {why}")]
+    Start { command: String, why: String },
+}
+
 impl OtepPlayer {
     /// Starts `command` (split at whitespace; a first word `brandubh` is
     /// this program) and waits for its `hello`.
-    pub fn spawn(spec: &str, command: &str, rules: Arc<RuleSet>) -> Result<OtepPlayer, String> {
+    pub fn spawn(spec: &str, command: &str, rules: Arc<RuleSet>) -> Result<OtepPlayer, SpawnError> {
         let mut words = command.split_whitespace();
-        let program = words.next().ok_or("empty engine command")?;
+        let program = words.next().ok_or(SpawnError::EmptyCommand)?;
         let program = if program == "brandubh" {
-            std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?
+            std::env::current_exe().map_err(|e| SpawnError::NoSelf(e.to_string()))?
         } else {
             program.into()
         };
@@ -435,7 +447,10 @@ impl OtepPlayer {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+            .map_err(|e| SpawnError::Start {
+                command: command.to_string(),
+                why: e.to_string(),
+            })?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let (tx, rx) = mpsc::channel();

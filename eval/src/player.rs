@@ -277,6 +277,7 @@ fn keys_of(kind: &str) -> Option<&'static [(&'static str, KeyKind)]> {
             ("cpuct", Float(0.01, 100.0)),
             ("fpu", Float(0.0, 2.0)),
             ("vloss", Float(0.0, 2.0)),
+            ("forks", Int(0, 1)),
         ],
         _ => return None,
     })
@@ -306,7 +307,8 @@ impl PlayerSpec {
     ///   `ms=T` (whichever comes first; with neither, 400 simulations),
     ///   `batch=N` leaves per evaluation (default 16, at most a 32nd of
     ///   `sims`), `threads=N` evaluating (default all cores), and the MCTS
-    ///   settings `cpuct=F`, `fpu=F`, `gumbel=0|1`, `vloss=F` (defaults:
+    ///   settings `cpuct=F`, `fpu=F`, `gumbel=0|1`, `vloss=F`, `forks=0|1`
+    ///   (count a king's escape fork as won: `escape_forks`) (defaults:
     ///   `MctsConfig::default()`).
     /// - `otep:COMMAND LINE`: an external OpenTafl Engine Protocol engine,
     ///   the rest of the spec its command line (split at whitespace; a
@@ -415,6 +417,7 @@ impl PlayerSpec {
                 c_puct: self.float("cpuct").unwrap_or(defaults.c_puct),
                 fpu_reduction: self.float("fpu").unwrap_or(defaults.fpu_reduction),
                 virtual_loss: self.float("vloss").unwrap_or(defaults.virtual_loss),
+                escape_forks: self.num("forks").map_or(defaults.escape_forks, |f| f != 0),
                 ..defaults
             },
             sims,
@@ -512,7 +515,7 @@ impl PlayerSpec {
                     crate::otep::OtepPlayer::spawn(&self.text, cmd, rules.clone()).map_err(
                         |why| PlayerSpecError {
                             spec: self.text.clone(),
-                            why,
+                            why: why.to_string(),
                         },
                     )?,
                 ))

@@ -483,6 +483,57 @@ impl Position {
         }
     }
 
+    /// A king move after which the attackers cannot stop the king reaching
+    /// a corner next turn: every attacker reply leaves a king move onto a
+    /// corner, or loses at once. For the defenders to move; `history` as
+    /// for `after_move_outcome` (the positions before this one). Only king
+    /// moves are tried and repetition is judged on the first two plies,
+    /// so a move it finds is a forced win in three plies, but not every
+    /// such win is found.
+    pub fn escape_fork(&self, rules: &RuleSet, history: &[u64]) -> Option<Move> {
+        if self.side != Side::Defenders || self.board.king.is_empty() {
+            return None;
+        }
+        let mut moves = MoveList::new();
+        self.legal_moves(rules, &mut moves);
+        let king = self.board.king;
+        let mut hist: Option<Vec<u64>> = None;
+        let mut replies = MoveList::new();
+        for &km in moves.iter().filter(|m| king.contains(m.from)) {
+            let (child, _) = self.play(rules, km);
+            // Only a move that threatens a corner can be a fork.
+            if child.null_move().winning_move(rules).is_none() {
+                continue;
+            }
+            let hist = hist.get_or_insert_with(|| {
+                let mut h = history.to_vec();
+                h.push(self.hash());
+                h
+            });
+            if child.after_move_outcome(rules, hist).is_some() {
+                continue;
+            }
+            hist.push(child.hash());
+            child.legal_moves(rules, &mut replies);
+            let held = if replies.is_empty() {
+                child.no_moves_outcome(rules).result != GameResult::DefendersWin
+            } else {
+                replies.iter().any(|&r| {
+                    let (g, _) = child.play(rules, r);
+                    match g.after_move_outcome(rules, hist) {
+                        Some(o) => o.result != GameResult::DefendersWin,
+                        None => g.winning_move(rules).is_none(),
+                    }
+                })
+            };
+            hist.pop();
+            if !held {
+                return Some(km);
+            }
+        }
+        None
+    }
+
     fn may_pass(&self, rules: &RuleSet) -> bool {
         rules.options.end.no_legal_moves == NoMoves::Pass && self.passes == 0
     }

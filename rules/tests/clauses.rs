@@ -617,3 +617,21 @@ fn raven_clause8_white_wins_at_200() {
     play(&mut g, "f6-f5");
     assert_eq!(outcome(&g), Some((DefendersWin, PlyLimit)));
 }
+
+/// A king move onto an open edge between two corners is a fork the
+/// attackers cannot stop; a king with no edge in reach has none.
+#[test]
+fn escape_fork_finds_a_double_threat_and_only_one() {
+    let g = game("wtf", "c7 e7", "", "d4", Defenders);
+    let f = g
+        .position()
+        .escape_fork(g.rules(), &[])
+        .expect("d4 has forks on three edges");
+    assert_eq!(f.from.to_string(), "d4");
+    // Walled in one step from every edge: no fork.
+    let g = game("wtf", "d2 b4 f4 d6", "", "d4", Defenders);
+    assert_eq!(g.position().escape_fork(g.rules(), &[]), None);
+    // Not the defenders' move: none.
+    let g = game("wtf", "c7 e7", "", "d4", Attackers);
+    assert_eq!(g.position().escape_fork(g.rules(), &[]), None);
+}

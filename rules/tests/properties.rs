@@ -84,6 +84,26 @@ fn check_random_game(name: &str, seed: u64, max_plies: usize) {
                 "{ctx}: a win in one was missed"
             ),
         }
+        // A king fork escape_fork finds wins by force: every attacker reply
+        // leaves a king move onto a corner (or loses at once).
+        if let Some(f) = pos.escape_fork(&r, &[]) {
+            assert!(fast.contains(&f) && b.king.contains(f.from), "{ctx}: {f}");
+            let (child, _) = pos.play(&r, f);
+            assert!(child.after_move_outcome(&r, &[pos.hash()]).is_none());
+            let mut replies = MoveList::new();
+            child.legal_moves(&r, &mut replies);
+            for &rep in replies.iter() {
+                let (next, _) = child.play(&r, rep);
+                let end = next.after_move_outcome(&r, &[pos.hash(), child.hash()]);
+                assert!(
+                    match end {
+                        Some(o) => o.result == GameResult::DefendersWin,
+                        None => next.winning_move(&r).is_some(),
+                    },
+                    "{ctx}: fork {f} is stopped by {rep}"
+                );
+            }
+        }
         // Play a random move in both; captures agree; counts only fall.
         let m = fast[rng.below(fast.len())];
         let before = (b.attackers.count(), b.defenders.count(), b.king.count());

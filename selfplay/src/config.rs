@@ -35,6 +35,10 @@ pub struct MctsConfig {
     /// give no prior to the moves that leave it open, and count a position
     /// where every move does as lost.
     pub loss_in_one: bool,
+    /// With `win_in_one`: count a position as won for the defenders when a
+    /// king move leaves the attackers no way to stop an escape next turn
+    /// (`Position::escape_fork`), a forced win three plies deep.
+    pub escape_forks: bool,
     /// Batched search of one game: the value each walk still waiting for
     /// its evaluation counts as, on every edge it took, as a loss of this
     /// size for the mover (1: a full loss; 0: a visit that changes no value,
@@ -61,6 +65,7 @@ impl Default for MctsConfig {
             reuse_tree: true,
             win_in_one: true,
             loss_in_one: true,
+            escape_forks: false,
             virtual_loss: 1.0,
         }
     }
@@ -117,6 +122,10 @@ pub enum ConfigError {
     /// Not TOML, or a key of the wrong type or unknown.
     #[error("{file}: {message}")]
     Parse { file: String, message: String },
+    /// A value that is not a range's: a player spec that does not parse,
+    /// say.
+    #[error("{key}: {problem}")]
+    Invalid { key: String, problem: String },
     /// A value in a file out of range.
     #[error("{file}: {source}")]
     InFile {
@@ -144,13 +153,17 @@ impl ConfigError {
                 hi,
                 note,
             },
+            ConfigError::Invalid { key, problem } => ConfigError::Invalid {
+                key: format!("{prefix}.{key}"),
+                problem,
+            },
             other => other,
         }
     }
 }
 
 /// `key = x` is finite and within `lo..=hi`, or an error naming both.
-fn in_range(key: &str, x: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
+pub fn in_range(key: &str, x: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
     if x.is_finite() && (lo..=hi).contains(&x) {
         Ok(())
     } else {

@@ -222,6 +222,13 @@ impl Search {
         } else if win.is_some() {
             // Won for the side to move: an exact value, no evaluation needed.
             terminal = Some(1.0);
+        } else if terminal.is_none()
+            && self.cfg.win_in_one
+            && self.cfg.escape_forks
+            && pos.escape_fork(&self.rules, &hist).is_some()
+        {
+            // The king forks two escapes: won three plies on.
+            terminal = Some(1.0);
         }
         let first_edge = self.edges.len() as u32;
         let mut n_edges = 0;

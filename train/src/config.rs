@@ -1,7 +1,8 @@
 //! The run config: one commented TOML file (`configs/runs/*.toml`) holding
 //! everything a training run needs; it is copied into the run directory.
 
-use brandubh_selfplay::SelfPlayConfig;
+use brandubh_selfplay::config::in_range;
+use brandubh_selfplay::{ConfigError, SelfPlayConfig};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -81,65 +82,67 @@ pub struct EvalSection {
 }
 
 impl RunConfig {
-    pub fn from_toml(text: &str, file: &str) -> Result<RunConfig, String> {
-        let c: RunConfig =
-            toml::from_str(text).map_err(|e| format!("{file}: {}", e.message().trim()))?;
-        c.selfplay
-            .check()
-            .map_err(|x| format!("{file}: {}", x.within("selfplay")))?;
-        let n = &c.net;
-        if !(1..=512).contains(&n.channels)
-            || n.blocks > 64
-            || !(1..=4096).contains(&n.value_hidden)
-        {
-            return Err(format!(
-                "{file}: net: channels must be within 1..=512, blocks 0..=64, value_hidden 1..=4096 (got {}, {}, {})",
-                n.channels, n.blocks, n.value_hidden
-            ));
-        }
-        let t = &c.train;
-        let ok = |x: f64, lo: f64, hi: f64| x.is_finite() && (lo..=hi).contains(&x);
-        if !ok(t.lr, 1e-7, 10.0)
-            || !ok(t.lr_final, 0.0, 10.0)
-            || !ok(t.weight_decay as f64, 0.0, 1.0)
-            || !ok(t.value_target_mix as f64, 0.0, 1.0)
-            || t.window_positions == 0
-        {
-            return Err(format!(
-                "{file}: train: lr must be within 1e-7..=10, lr_final 0..=10, weight_decay and value_target_mix 0..=1, window_positions positive"
-            ));
-        }
-        if c.train.batch_size == 0 || c.train.checkpoint_every == 0 {
-            return Err(format!(
-                "{file}: train.batch_size and train.checkpoint_every must be positive"
-            ));
-        }
-        if let Some(ms) = c
-            .eval
-            .equal_time_ms
-            .iter()
-            .find(|&&ms| !(1..=60_000).contains(&ms))
-        {
-            return Err(format!(
-                "{file}: eval.equal_time_ms: {ms} is out of range 1..=60000"
-            ));
-        }
-        if let Some(t) = &c.teacher {
-            if !(0.0..=1.0).contains(&t.random_move_prob) {
-                return Err(format!(
-                    "{file}: teacher.random_move_prob must be within 0..=1, not {}",
-                    t.random_move_prob
-                ));
-            }
-            let spec = brandubh_eval::PlayerSpec::parse(&t.player)
-                .map_err(|x| format!("{file}: teacher.player: {x}"))?;
-            if spec.kind != "alphabeta" {
-                return Err(format!(
-                    "{file}: teacher.player `{}` must be an alpha-beta player",
-                    t.player
-                ));
-            }
-        }
+    /// Parses and checks a run config; `file` names it in errors.
+    pub fn from_toml(text: &str, file: &str) -> Result<RunConfig, ConfigError> {
+        let c: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            file: file.to_string(),
+            message: e.message().trim().to_string(),
+        })?;
+        c.check().map_err(|e| ConfigError::InFile {
+            file: file.to_string(),
+            source: Box::new(e),
+        })?;
         Ok(c)
+    }
+
+    /// Every value in a range the run can use; the error names the key.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        self.selfplay.check().map_err(|e| e.within("selfplay"))?;
+        let n = &self.net;
+        in_range("net.channels", n.channels as f64, 1.0, 512.0)?;
+        in_range("net.blocks", n.blocks as f64, 0.0, 64.0)?;
+        in_range("net.value_hidden", n.value_hidden as f64, 1.0, 4096.0)?;
+        let t = &self.train;
+        in_range("train.lr", t.lr, 1e-7, 10.0)?;
+        in_range("train.lr_final", t.lr_final, 0.0, 10.0)?;
+        in_range("train.weight_decay", t.weight_decay as f64, 0.0, 1.0)?;
+        in_range(
+            "train.value_target_mix",
+            t.value_target_mix as f64,
+            0.0,
+            1.0,
+        )?;
+        in_range(
+            "train.window_positions",
+            t.window_positions as f64,
+            1.0,
+            1e12,
+        )?;
+        in_range("train.batch_size", t.batch_size as f64, 1.0, 1e6)?;
+        in_range(
+            "train.checkpoint_every",
+            t.checkpoint_every as f64,
+            1.0,
+            1e12,
+        )?;
+        for &ms in &self.eval.equal_time_ms {
+            in_range("eval.equal_time_ms", ms as f64, 1.0, 60_000.0)?;
+        }
+        if let Some(t) = &self.teacher {
+            in_range("teacher.random_move_prob", t.random_move_prob, 0.0, 1.0)?;
+            let invalid = |problem: String| ConfigError::Invalid {
+                key: "teacher.player".into(),
+                problem,
+            };
+            let spec =
+                brandubh_eval::PlayerSpec::parse(&t.player).map_err(|x| invalid(x.to_string()))?;
+            if spec.kind != "alphabeta" {
+                return Err(invalid(format!(
+                    "`{}` must be an alpha-beta player",
+                    t.player
+                )));
+            }
+        }
+        Ok(())
     }
 }

@@ -90,24 +90,32 @@ impl Trainer {
     }
 
     /// Restores Adam's moments from `file` (written by [`Trainer::save_optimizer`]).
-    pub fn load_optimizer(&mut self, file: &Path) -> Result<(), String> {
-        let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    pub fn load_optimizer(&mut self, file: &Path) -> Result<(), OptimizerError> {
+        let bytes = std::fs::read(file).map_err(|e| OptimizerError::Io {
+            file: file.to_path_buf(),
+            why: e.to_string(),
+        })?;
         // On a bad file the optimiser starts afresh (still with weight decay).
         let optim = std::mem::replace(&mut self.optim, adam(self.weight_decay));
         self.optim = optim
             .from_bytes(Bytes::from_bytes_vec(bytes))
-            .map_err(|e| format!("{}: not an optimiser state: {e}", file.display()))?;
+            .map_err(|e| OptimizerError::NotAnOptimizerState {
+                file: file.to_path_buf(),
+                why: e.to_string(),
+            })?;
         Ok(())
     }
 
     /// Writes Adam's moments to `file`, durably.
-    pub fn save_optimizer(&self, file: &Path) -> Result<(), String> {
+    pub fn save_optimizer(&self, file: &Path) -> Result<(), OptimizerError> {
         let bytes = self
             .optim
             .into_bytes()
-            .map_err(|e| format!("cannot serialise the optimiser state: {e}"))?;
-        brandubh_selfplay::durable::write(file, &bytes[..])
-            .map_err(|e| format!("{}: {e}", file.display()))
+            .map_err(|e| OptimizerError::Serialise(e.to_string()))?;
+        brandubh_selfplay::durable::write(file, &bytes[..]).map_err(|e| OptimizerError::Io {
+            file: file.to_path_buf(),
+            why: e.to_string(),
+        })
     }
 
     /// One optimiser step on `batch` at learning rate `lr`.
@@ -194,4 +202,21 @@ impl Trainer {
 pub fn cosine_lr(lr: f64, lr_final: f64, step: u64, total: u64) -> f64 {
     let frac = (step as f64 / total.max(1) as f64).min(1.0);
     lr_final + 0.5 * (lr - lr_final) * (1.0 + (std::f64::consts::PI * frac).cos())
+}
+
+/// An optimiser state that cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum OptimizerError {
+    #[error("{}: {why}", file.display())]
+    Io {
+        file: std::path::PathBuf,
+        why: String,
+    },
+    #[error("{}: not an optimiser state: {why}", file.display())]
+    NotAnOptimizerState {
+        file: std::path::PathBuf,
+        why: String,
+    },
+    #[error("cannot serialise the optimiser state: {0}")]
+    Serialise(String),
 }

@@ -265,3 +265,27 @@ fn the_selfplay_defaults_file_is_the_built_in_defaults() {
         SelfPlayConfig::default()
     );
 }
+
+/// A run config's out-of-range value is named by its full key, in the
+/// file it came from.
+#[test]
+fn run_config_errors_name_the_key() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/runs/default.toml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    for (from, to, key) in [
+        ("lr = 0.002", "lr = -1.0", "train.lr"),
+        ("batch_size = 256", "batch_size = 0", "train.batch_size"),
+        ("c_puct = 1.5", "c_puct = 1e9", "selfplay.mcts.c_puct"),
+    ] {
+        assert!(text.contains(from), "{from}");
+        let e = RunConfig::from_toml(&text.replacen(from, to, 1), "run.toml").unwrap_err();
+        let brandubh_selfplay::ConfigError::InFile { file, source } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(file, "run.toml");
+        assert!(
+            matches!(&**source, brandubh_selfplay::ConfigError::OutOfRange { key: k, .. } if k == key),
+            "{e}"
+        );
+    }
+}

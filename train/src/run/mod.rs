@@ -157,9 +157,8 @@ impl Run {
             let t = std::fs::read_to_string(&cfg_path)
                 .map_err(|x| RunError(format!("{}: {x}", cfg_path.display())))?;
             if let Some((given, file)) = config_text {
-                let a = RunConfig::from_toml(given, file).map_err(RunError)?;
-                let b =
-                    RunConfig::from_toml(&t, &cfg_path.display().to_string()).map_err(RunError)?;
+                let a = RunConfig::from_toml(given, file).map_err(e)?;
+                let b = RunConfig::from_toml(&t, &cfg_path.display().to_string()).map_err(e)?;
                 if a != b {
                     return Err(RunError(format!(
                         "{} already holds a run with a different config; resume it without --config or choose another --run-dir",
@@ -177,8 +176,7 @@ impl Run {
             })?;
             t.to_string()
         };
-        let config =
-            RunConfig::from_toml(&text, &cfg_path.display().to_string()).map_err(RunError)?;
+        let config = RunConfig::from_toml(&text, &cfg_path.display().to_string()).map_err(e)?;
         let rules = Arc::new(RuleSet::named(&config.rules).map_err(e)?);
         let threads = if config.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -148,7 +148,7 @@ impl Run {
                 let dest = self.ckpt(&format!("candidate-{step_now:08}"));
                 std::fs::create_dir_all(&dest).map_err(e)?;
                 let adam = optimizer_file(&dest, step_now);
-                trainer.save_optimizer(&adam).map_err(RunError)?;
+                trainer.save_optimizer(&adam).map_err(e)?;
                 save(
                     &dest,
                     &net,
