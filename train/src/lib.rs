@@ -10,5 +10,5 @@ pub mod trainer;
 
 pub use config::RunConfig;
 pub use data::{draw_batch, sample, window, Sample, WindowEntry};
-pub use run::{Progress, Run, RunState};
+pub use run::{Progress, Run, RunError, RunState};
 pub use trainer::{cosine_lr, StepStats, Trainer};

@@ -47,8 +47,8 @@ impl Run {
          -> Result<brandubh_eval::MatchSummary, RunError> {
             let cfg = MatchConfig {
                 rules: self.rules.clone(),
-                a: PlayerSpec::parse(&a).map_err(e)?,
-                b: PlayerSpec::parse(&b).map_err(e)?,
+                a: PlayerSpec::parse(&a)?,
+                b: PlayerSpec::parse(&b)?,
                 pairs,
                 openings: ev.openings,
                 seed,
@@ -62,8 +62,7 @@ impl Run {
             progress.phase(&format!("iteration {it}: {file}"), pairs * 2);
             let (s, _) = run_match(&cfg, Some(&self.dir.join("arena").join(file)), &|_| {
                 progress.inc(1, "")
-            })
-            .map_err(e)?;
+            })?;
             progress.done();
             Ok(s)
         };
@@ -137,16 +136,14 @@ impl Run {
     /// Ratings of every player in the run's arena files, anchored on the baseline.
     pub(super) fn write_ratings(&self) -> Result<Option<RatingTable>, RunError> {
         let mut games: Vec<GameRecord> = Vec::new();
-        for entry in std::fs::read_dir(self.dir.join("arena"))
-            .map_err(e)?
-            .flatten()
-        {
+        let arena = self.dir.join("arena");
+        for entry in std::fs::read_dir(&arena).map_err(io(&arena))?.flatten() {
             let p = entry.path();
             // Equal-time games pair timed players with nobody else: a
             // separate component the ratings could not place.
             let timed = p.to_string_lossy().contains("-equal-time-");
             if p.extension().is_some_and(|x| x == "jsonl") && !timed {
-                games.extend(read_records(&p).map_err(e)?);
+                games.extend(read_records(&p)?);
             }
         }
         let anchor = if games.iter().any(|g| {
@@ -159,10 +156,10 @@ impl Run {
                 None => return Ok(None),
             }
         };
-        let table = rate(&games, &anchor).map_err(e)?;
+        let table = rate(&games, &anchor)?;
         write_atomic(
             &self.dir.join("ratings.json"),
-            serde_json::to_string_pretty(&table).map_err(e)?.as_bytes(),
+            json(&table, true).as_bytes(),
         )?;
         Ok(Some(table))
     }

@@ -106,12 +106,60 @@ pub struct IterationRecord {
     pub equal_time: Vec<EqualTime>,
 }
 
+/// Why a run cannot go on; each names the file, key or phase at fault.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct RunError(pub String);
+pub enum RunError {
+    #[error(transparent)]
+    Config(#[from] brandubh_selfplay::ConfigError),
+    #[error(transparent)]
+    Rules(#[from] brandubh_rules::RulesError),
+    #[error(transparent)]
+    Checkpoint(#[from] brandubh_model::CheckpointError),
+    #[error(transparent)]
+    Records(#[from] brandubh_selfplay::RecordError),
+    #[error(transparent)]
+    Arena(#[from] brandubh_eval::arena::ArenaError),
+    #[error(transparent)]
+    Player(#[from] brandubh_eval::PlayerSpecError),
+    #[error(transparent)]
+    Ratings(#[from] brandubh_eval::ratings::RatingError),
+    #[error(transparent)]
+    Optimizer(#[from] crate::trainer::OptimizerError),
+    /// A file or directory that cannot be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A run file that does not hold what it should.
+    #[error("{}: {why}", path.display())]
+    BadFile { path: PathBuf, why: String },
+    /// What was asked cannot be done in the state the run is in.
+    #[error("{0}")]
+    State(String),
+    /// Games that could not be played, or a net that could not be loaded
+    /// to play them.
+    #[error("{0}")]
+    Games(String),
+}
 
-fn e(x: impl std::fmt::Display) -> RunError {
-    RunError(x.to_string())
+/// Maps an I/O error on `path` to a `RunError` naming it.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Our own records as JSON (they always serialise).
+fn json<T: Serialize>(value: &T, pretty: bool) -> String {
+    let text = if pretty {
+        serde_json::to_string_pretty(value)
+    } else {
+        serde_json::to_string(value)
+    };
+    text.expect("run records serialise")
 }
 
 pub struct Run {
@@ -126,8 +174,7 @@ pub struct Run {
 pub const GAME_IDS_PER_ITERATION: u64 = 1_000_000_000;
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
-    brandubh_selfplay::durable::write(path, bytes)
-        .map_err(|x| RunError(format!("{}: {x}", path.display())))
+    brandubh_selfplay::durable::write(path, bytes).map_err(io(path))
 }
 
 fn append_line(path: &Path, line: &str) -> Result<(), RunError> {
@@ -136,10 +183,10 @@ fn append_line(path: &Path, line: &str) -> Result<(), RunError> {
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|x| RunError(format!("{}: {x}", path.display())))?;
+        .map_err(io(path))?;
     writeln!(f, "{line}")
         .and_then(|_| f.sync_all())
-        .map_err(|x| RunError(format!("{}: {x}", path.display())))
+        .map_err(io(path))
 }
 
 fn ckpt_name(i: u32) -> String {
@@ -154,13 +201,12 @@ impl Run {
         let cfg_path = dir.join("config.toml");
         let existing = cfg_path.exists();
         let text = if existing {
-            let t = std::fs::read_to_string(&cfg_path)
-                .map_err(|x| RunError(format!("{}: {x}", cfg_path.display())))?;
+            let t = std::fs::read_to_string(&cfg_path).map_err(io(&cfg_path))?;
             if let Some((given, file)) = config_text {
-                let a = RunConfig::from_toml(given, file).map_err(e)?;
-                let b = RunConfig::from_toml(&t, &cfg_path.display().to_string()).map_err(e)?;
+                let a = RunConfig::from_toml(given, file)?;
+                let b = RunConfig::from_toml(&t, &cfg_path.display().to_string())?;
                 if a != b {
-                    return Err(RunError(format!(
+                    return Err(RunError::State(format!(
                         "{} already holds a run with a different config; resume it without --config or choose another --run-dir",
                         dir.display()
                     )));
@@ -169,32 +215,34 @@ impl Run {
             t
         } else {
             let (t, _) = config_text.ok_or_else(|| {
-                RunError(format!(
+                RunError::State(format!(
                     "{}: no run here and no config given",
                     dir.display()
                 ))
             })?;
             t.to_string()
         };
-        let config = RunConfig::from_toml(&text, &cfg_path.display().to_string()).map_err(e)?;
-        let rules = Arc::new(RuleSet::named(&config.rules).map_err(e)?);
+        let config = RunConfig::from_toml(&text, &cfg_path.display().to_string())?;
+        let rules = Arc::new(RuleSet::named(&config.rules)?);
         let threads = if config.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {
             config.threads
         };
         for sub in ["checkpoints", "selfplay", "arena", "tb"] {
-            std::fs::create_dir_all(dir.join(sub))
-                .map_err(|x| RunError(format!("{}: {x}", dir.join(sub).display())))?;
+            let sub = dir.join(sub);
+            std::fs::create_dir_all(&sub).map_err(io(&sub))?;
         }
         if !existing {
             write_atomic(&cfg_path, text.as_bytes())?;
         }
         let state_path = dir.join("state.json");
         let state = if state_path.exists() {
-            let s = std::fs::read_to_string(&state_path).map_err(e)?;
-            serde_json::from_str(&s)
-                .map_err(|x| RunError(format!("{}: {x}", state_path.display())))?
+            let s = std::fs::read_to_string(&state_path).map_err(io(&state_path))?;
+            serde_json::from_str(&s).map_err(|x| RunError::BadFile {
+                path: state_path.clone(),
+                why: x.to_string(),
+            })?
         } else {
             let device = Device::flex();
             device.seed(config.seed);
@@ -213,18 +261,14 @@ impl Run {
                     run: dir.file_name().map(|n| n.to_string_lossy().into_owned()),
                     ..Default::default()
                 },
-            )
-            .map_err(e)?;
+            )?;
             let s = RunState {
                 iteration: 0,
                 current: ckpt_name(0),
                 phase: Phase::SelfPlay,
                 global_step: 0,
             };
-            write_atomic(
-                &state_path,
-                serde_json::to_string_pretty(&s).map_err(e)?.as_bytes(),
-            )?;
+            write_atomic(&state_path, json(&s, true).as_bytes())?;
             s
         };
         Ok(Run {
@@ -239,9 +283,7 @@ impl Run {
     fn save_state(&self) -> Result<(), RunError> {
         write_atomic(
             &self.dir.join("state.json"),
-            serde_json::to_string_pretty(&self.state)
-                .map_err(e)?
-                .as_bytes(),
+            json(&self.state, true).as_bytes(),
         )
     }
 
@@ -285,13 +327,13 @@ impl Run {
         let dir = self.dir.display();
         match self.state.phase {
             Phase::SelfPlay => {
-                return Err(RunError(format!(
+                return Err(RunError::State(format!(
                     "{dir}: iteration {it} has not played its self-play games yet, so there is \
                      nothing new to train on; `brandubh loop --run-dir {dir}` plays and trains"
                 )))
             }
             Phase::Eval => {
-                return Err(RunError(format!(
+                return Err(RunError::State(format!(
                     "{dir}: iteration {it}'s candidate {} is trained and waits for its \
                      evaluation; `brandubh loop --run-dir {dir}` evaluates it",
                     ckpt_name(it)
@@ -363,7 +405,7 @@ impl Run {
         }
         let n = games.len().max(1) as f64;
         let share = |r: GameResult| games.iter().filter(|g| g.result == Some(r)).count() as f64 / n;
-        let meta = read_meta(&self.ckpt(&candidate)).map_err(e)?;
+        let meta = read_meta(&self.ckpt(&candidate))?;
         let rec = IterationRecord {
             iteration: it,
             selfplay_net: self.state.current.clone(),
@@ -407,7 +449,7 @@ impl Run {
             .filter_map(|l| serde_json::from_str::<IterationRecord>(l).ok())
             .any(|r| r.iteration == it);
         if !already {
-            append_line(&log, &serde_json::to_string(&rec).map_err(e)?)?;
+            append_line(&log, &json(&rec, false))?;
         }
         progress.line(&format!(
             "iteration {it}: self-play {:.0} s ({} games, attackers {:.0} %, defenders {:.0} %, {:.0} plies), train {:.0} s (policy {:.3}, value {:.3}), eval {:.0} s: vs current {:.0} % ({:+.0} Elo){}{}",

@@ -45,8 +45,8 @@ impl Run {
                 id_base,
                 self.threads,
             )
-            .map_err(RunError)?;
-            write_shard(&dir, next_shard_index(&dir), &games).map_err(e)?;
+            .map_err(RunError::Games)?;
+            write_shard(&dir, next_shard_index(&dir), &games)?;
             progress.inc(end - k, "");
             k = end;
         }
@@ -82,7 +82,7 @@ impl Run {
         }
         let evaluator =
             brandubh_model::load_evaluator(&self.ckpt(&self.state.current), &self.rules)
-                .map_err(RunError)?;
+                .map_err(RunError::Games)?;
         progress.phase(&format!("iteration {it}: self-play"), total);
         progress.inc(done, "");
         let seed = splitmix64(self.config.seed ^ splitmix64(it as u64) ^ splitmix64(done + 7));
@@ -123,10 +123,10 @@ impl Run {
             },
         );
         if let Some(x) = failure {
-            return Err(e(x));
+            return Err(x.into());
         }
         if !pending.is_empty() {
-            write_shard(&dir, shard, &pending).map_err(e)?;
+            write_shard(&dir, shard, &pending)?;
         }
         progress.done();
         tb.add_scalar(
@@ -147,8 +147,8 @@ impl Run {
 /// Creates a shard directory, or clears the partial writes a kill left in
 /// it (whole shards stay).
 fn open_shard_dir(dir: &Path) -> Result<(), RunError> {
-    std::fs::create_dir_all(dir).map_err(e)?;
-    for entry in std::fs::read_dir(dir).map_err(e)?.flatten() {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    for entry in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
         let p = entry.path();
         if p.to_string_lossy().ends_with(".tmp") {
             let _ = std::fs::remove_file(&p);

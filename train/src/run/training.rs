@@ -35,7 +35,7 @@ impl Run {
         for p in self.partial_candidates() {
             match resume.is_none().then(|| whole(&p)).flatten() {
                 Some(loaded) => resume = Some((p, loaded)),
-                None => std::fs::remove_dir_all(&p).map_err(e)?,
+                None => std::fs::remove_dir_all(&p).map_err(io(&p))?,
             }
         }
         self.remove_retired()?;
@@ -46,7 +46,7 @@ impl Run {
             }
             None => {
                 let dir = self.ckpt(&self.state.current);
-                let loaded = load(&dir, &self.rules, &device).map_err(e)?;
+                let loaded = load(&dir, &self.rules, &device)?;
                 (dir, 0, loaded)
             }
         };
@@ -85,7 +85,7 @@ impl Run {
         let all: Vec<_> = newest_first.into_iter().rev().flatten().collect();
         let win = window(&all, capacity);
         if win.is_empty() {
-            return Err(RunError("no self-play positions to train on".into()));
+            return Err(RunError::State("no self-play positions to train on".into()));
         }
         let total_steps =
             (self.config.generations as u64 * self.config.train.steps_per_generation).max(1);
@@ -146,9 +146,9 @@ impl Run {
                 let net = trainer.inference_net();
                 let step_now = self.state.global_step + k + 1;
                 let dest = self.ckpt(&format!("candidate-{step_now:08}"));
-                std::fs::create_dir_all(&dest).map_err(e)?;
+                std::fs::create_dir_all(&dest).map_err(io(&dest))?;
                 let adam = optimizer_file(&dest, step_now);
-                trainer.save_optimizer(&adam).map_err(e)?;
+                trainer.save_optimizer(&adam)?;
                 save(
                     &dest,
                     &net,
@@ -157,12 +157,11 @@ impl Run {
                     step_now,
                     it,
                     prov,
-                )
-                .map_err(e)?;
+                )?;
                 // The new checkpoint is whole: older partials can go.
                 for p in self.partial_candidates() {
                     if p != dest {
-                        std::fs::remove_dir_all(&p).map_err(e)?;
+                        std::fs::remove_dir_all(&p).map_err(io(&p))?;
                     }
                 }
                 tb.flush();
@@ -183,21 +182,19 @@ impl Run {
     fn publish(&self, from: &Path, to: &Path) -> Result<(), RunError> {
         let name = to.file_name().and_then(|n| n.to_str()).unwrap_or("old");
         let aside = self.dir.join("checkpoints").join(format!("retired-{name}"));
-        brandubh_selfplay::durable::replace_dir(from, to, &aside).map_err(e)
+        brandubh_selfplay::durable::replace_dir(from, to, &aside).map_err(io(to))
     }
 
     /// Removes checkpoints a publish renamed aside.
     pub(super) fn remove_retired(&self) -> Result<(), RunError> {
-        for entry in std::fs::read_dir(self.dir.join("checkpoints"))
-            .map_err(e)?
-            .flatten()
-        {
+        let dir = self.dir.join("checkpoints");
+        for entry in std::fs::read_dir(&dir).map_err(io(&dir))?.flatten() {
             let p = entry.path();
             if p.file_name()
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with("retired-"))
             {
-                std::fs::remove_dir_all(&p).map_err(e)?;
+                std::fs::remove_dir_all(&p).map_err(io(&p))?;
             }
         }
         Ok(())
