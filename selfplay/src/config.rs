@@ -138,27 +138,11 @@ pub enum ConfigError {
 impl ConfigError {
     /// The same error with `prefix.` before its key (a section of a larger
     /// file: `selfplay.` in a run config).
-    pub fn within(self, prefix: &str) -> ConfigError {
-        match self {
-            ConfigError::OutOfRange {
-                key,
-                value,
-                lo,
-                hi,
-                note,
-            } => ConfigError::OutOfRange {
-                key: format!("{prefix}.{key}"),
-                value,
-                lo,
-                hi,
-                note,
-            },
-            ConfigError::Invalid { key, problem } => ConfigError::Invalid {
-                key: format!("{prefix}.{key}"),
-                problem,
-            },
-            other => other,
+    pub fn within(mut self, prefix: &str) -> ConfigError {
+        if let ConfigError::OutOfRange { key, .. } | ConfigError::Invalid { key, .. } = &mut self {
+            *key = format!("{prefix}.{key}");
         }
+        self
     }
 }
 
@@ -192,17 +176,11 @@ impl MctsConfig {
         range("dirichlet_epsilon", self.dirichlet_epsilon as f64, 0.0, 1.0)?;
         // visits^(1/T) overflows for T near 0; 0 itself means "most visited".
         if self.temperature != 0.0 {
-            range("temperature", self.temperature as f64, 0.05, 100.0).map_err(|e| match e {
-                ConfigError::OutOfRange {
-                    key, value, lo, hi, ..
-                } => ConfigError::OutOfRange {
-                    key,
-                    value,
-                    lo,
-                    hi,
-                    note: " (or exactly 0: always the most visited move)",
-                },
-                other => other,
+            range("temperature", self.temperature as f64, 0.05, 100.0).map_err(|mut e| {
+                if let ConfigError::OutOfRange { note, .. } = &mut e {
+                    *note = " (or exactly 0: always the most visited move)";
+                }
+                e
             })?;
         }
         range(

@@ -428,15 +428,11 @@ pub fn read_shard(games_path: &Path) -> Result<Vec<SelfPlayGame>, RecordError> {
                 "unfinished" => None,
                 r => Some(r.parse::<GameResult>().map_err(bad)?),
             };
-            let reason = match reason.is_null(i) {
-                true => None,
-                false => Some(
-                    reason
-                        .as_string::<i32>()
-                        .value(i)
-                        .parse::<EndReason>()
-                        .map_err(bad)?,
-                ),
+            let reason = if reason.is_null(i) {
+                None
+            } else {
+                let r = reason.as_string::<i32>().value(i);
+                Some(r.parse::<EndReason>().map_err(bad)?)
             };
             games.push(SelfPlayGame {
                 game_id,
