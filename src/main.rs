@@ -8,7 +8,7 @@ use clap::Parser;
 fn main() {
     // Model directories given to `mcts:model=DIR` or `--model DIR` load
     // through the burn net.
-    brandubh_selfplay::register_model_loader(brandubh_model::load_evaluator);
+    brandubh_selfplay::register_model_loader(brandubh_model::model_loader);
     let cli = cmd::Cli::parse();
     if let Err(err) = cmd::run(cli) {
         eprintln!("error: {err:#}");

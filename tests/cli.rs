@@ -680,3 +680,101 @@ fn a_net_is_rated_by_its_model_id() {
     assert_eq!(net["specs"].as_array().unwrap().len(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `init-model` writes a checkpoint that loads; it never writes into a
+/// directory that holds something else, and replaces a checkpoint only
+/// with `--force`, whole.
+#[test]
+fn init_model_refuses_what_is_not_its_own() {
+    let dir = std::env::temp_dir().join(format!("brandubh-init-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let other = dir.join("notes");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("todo.txt"), "keep me").unwrap();
+    let init = |out: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
+            "init-model",
+            "--rules",
+            "modern",
+            "--channels",
+            "8",
+            "--blocks",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        brandubh(&args)
+    };
+    // A directory that is not a checkpoint: refused, even with --force.
+    for extra in [&[][..], &["--force"][..]] {
+        let out = init(&other, extra);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("is not a checkpoint") && err.contains("notes"),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(other.join("todo.txt")).unwrap(),
+            "keep me"
+        );
+        assert!(!other.join("model.json").exists());
+    }
+    // A new directory: written, and it loads.
+    let ckpt = dir.join("ckpt");
+    assert!(init(&ckpt, &["--seed", "1"]).status.success());
+    let hash = |p: &std::path::Path| {
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p.join("model.json")).unwrap()).unwrap();
+        meta["content_hash"].as_str().unwrap().to_string()
+    };
+    let first = hash(&ckpt);
+    // Again without --force: refused, the checkpoint unchanged.
+    let out = init(&ckpt, &["--seed", "2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+    assert_eq!(hash(&ckpt), first);
+    // With --force: a different net, whole, and it plays.
+    assert!(init(&ckpt, &["--seed", "2", "--force"]).status.success());
+    assert_ne!(hash(&ckpt), first);
+    ok_json(&[
+        "analyze",
+        "--rules",
+        "modern",
+        "--player",
+        &format!("mcts:model={},sims=4", ckpt.display()),
+        "--json",
+    ]);
+    // Nothing left beside it from the swap.
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An inference engine this build does not have is named in a clear
+/// error before any model is loaded.
+#[test]
+fn an_unknown_inference_engine_is_a_clear_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_brandubh"))
+        .args([
+            "analyze",
+            "--rules",
+            "modern",
+            "--player",
+            "mcts:model=models/modern,sims=4",
+        ])
+        .env("BRANDUBH_INFERENCE", "cuda")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("BRANDUBH_INFERENCE=`cuda`") && !err.contains("panicked"),
+        "{err}"
+    );
+}

@@ -5,8 +5,25 @@
 use crate::balance::Share;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+/// Why a chart could not be written; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    #[error("{}: drawing the chart: {why}", path.display())]
+    Draw { path: PathBuf, why: String },
+    #[error("{}: encoding the PNG: {source}", path.display())]
+    Png {
+        path: PathBuf,
+        source: png::EncodingError,
+    },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
 
 const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
@@ -77,7 +94,7 @@ pub fn attacker_share_chart(
     stem: &Path,
     title: &str,
     items: &[(String, Share)],
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     ensure_font();
     let width = (160 * items.len().max(3)) as u32 + 120;
     write_both(
@@ -95,19 +112,32 @@ fn write_both(
     size: (u32, u32),
     bitmap: impl FnOnce(DrawingArea<BitMapBackend, Shift>) -> Result<(), String>,
     vector: impl FnOnce(DrawingArea<SVGBackend, Shift>) -> Result<(), String>,
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let png_path = stem.with_extension("png");
     let svg_path = stem.with_extension("svg");
     let mut rgb = vec![0u8; size.0 as usize * size.1 as usize * 3];
-    bitmap(BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area())
-        .map_err(|e| format!("{}: {e}", png_path.display()))?;
-    let png = encode_png(&rgb, size).map_err(|e| format!("{}: {e}", png_path.display()))?;
+    bitmap(BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area()).map_err(|why| {
+        ChartError::Draw {
+            path: png_path.clone(),
+            why,
+        }
+    })?;
+    let png = encode_png(&rgb, size).map_err(|source| ChartError::Png {
+        path: png_path.clone(),
+        source,
+    })?;
     let mut svg = String::new();
-    vector(SVGBackend::with_string(&mut svg, size).into_drawing_area())
-        .map_err(|e| format!("{}: {e}", svg_path.display()))?;
+    vector(SVGBackend::with_string(&mut svg, size).into_drawing_area()).map_err(|why| {
+        ChartError::Draw {
+            path: svg_path.clone(),
+            why,
+        }
+    })?;
     for (path, bytes) in [(&png_path, png.as_slice()), (&svg_path, svg.as_bytes())] {
-        brandubh_selfplay::durable::write(path, bytes)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        brandubh_selfplay::durable::write(path, bytes).map_err(|source| ChartError::Io {
+            path: path.clone(),
+            source,
+        })?;
     }
     Ok(())
 }
@@ -240,7 +270,7 @@ pub fn line_chart(
     axes: (&str, &str),
     series: &[Series],
     refs: &[Reference],
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     ensure_font();
     write_both(
         stem,

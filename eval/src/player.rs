@@ -445,9 +445,9 @@ impl PlayerSpec {
             });
         }
         let model = self.value("model").unwrap_or("uniform");
-        let evaluator = load_evaluator(model, rules).map_err(|why| PlayerSpecError {
+        let evaluator = load_evaluator(model, rules).map_err(|e| PlayerSpecError {
             spec: self.text.clone(),
-            why,
+            why: e.to_string(),
         })?;
         Ok(MctsPlayer::new(
             self.text.clone(),

@@ -21,6 +21,16 @@ pub struct Sample {
     pub result: f64,
 }
 
+/// A recorded game's move that does not read or does not play.
+#[derive(Debug, thiserror::Error)]
+#[error("game {game} (pair {pair}), ply {ply}: {why}")]
+pub struct SampleError {
+    pub game: usize,
+    pub pair: u64,
+    pub ply: usize,
+    pub why: String,
+}
+
 /// The positions of `games` from ply `skip` on (so random openings are
 /// left out), leaving out finished positions and those where the side to
 /// move can win on the spot (their evaluation is never asked for).
@@ -28,7 +38,7 @@ pub fn samples(
     rules: &Arc<RuleSet>,
     games: &[GameRecord],
     skip: u32,
-) -> Result<Vec<Sample>, String> {
+) -> Result<Vec<Sample>, SampleError> {
     let mut out = Vec::new();
     for (i, rec) in games.iter().enumerate() {
         if rec.result == crate::ending::RecordResult::Unfinished {
@@ -44,12 +54,17 @@ pub fn samples(
                     result,
                 });
             }
+            let err = |why: String| SampleError {
+                game: i,
+                pair: rec.pair,
+                ply: j,
+                why,
+            };
             let mv = text
                 .parse::<MoveRecord>()
-                .map_err(|e| format!("game {i} (pair {}), ply {j}: {e}", rec.pair))?
+                .map_err(|e| err(e.to_string()))?
                 .mv;
-            g.play(mv)
-                .map_err(|e| format!("game {i} (pair {}), ply {j}: {e}", rec.pair))?;
+            g.play(mv).map_err(|e| err(e.to_string()))?;
         }
     }
     Ok(out)

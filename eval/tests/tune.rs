@@ -106,7 +106,9 @@ fn samples_come_from_every_recorded_position_after_the_skip() {
     let mut bad = games[0].clone();
     bad.moves[1] = "a1-a2".into();
     let err = samples(&rules, &[bad], 0).unwrap_err();
-    assert!(err.contains("game 0") && err.contains("ply 5"), "{err}");
+    assert_eq!((err.game, err.ply), (0, 5), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("game 0") && text.contains("ply 5"), "{text}");
 }
 
 #[test]
@@ -115,8 +117,10 @@ fn the_fit_recovers_a_weight_that_decides_the_results() {
     // open routes at 900 instead of 350: starting from the defaults, the
     // fit must lower the loss and move that weight most of the way.
     let rules = RuleSet::builtin("wtf").unwrap();
-    let mut truth = EvalWeights::default();
-    truth.king_open_route = 900;
+    let truth = EvalWeights {
+        king_open_route: 900,
+        ..EvalWeights::default()
+    };
     let t = truth.to_array();
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let data: Vec<Sample> = random_positions("wtf", 400, 5)

@@ -325,32 +325,72 @@ pub fn load(
     Ok((net, config, meta))
 }
 
-/// The inference engine of loaded models: `tract` (the default: faster
-/// here for search, see docs/model.md) or `flex` (burn itself), chosen by
-/// the environment variable `BRANDUBH_INFERENCE`.
-pub fn inference_engine() -> Result<&'static str, String> {
+/// The inference engine of loaded models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InferenceEngine {
+    /// tract, over the net exported to ONNX (the default: faster here for
+    /// search, see docs/model.md).
+    Tract,
+    /// burn itself, on the CPU.
+    Flex,
+}
+
+/// `BRANDUBH_INFERENCE` holds neither engine's name.
+#[derive(Debug, thiserror::Error)]
+#[error("BRANDUBH_INFERENCE=`{0}`: expected `tract` or `flex`")]
+pub struct InferenceEngineError(pub String);
+
+/// The engine chosen by the environment variable `BRANDUBH_INFERENCE`
+/// (`tract`, the default, or `flex`).
+pub fn inference_engine() -> Result<InferenceEngine, InferenceEngineError> {
     match std::env::var("BRANDUBH_INFERENCE").as_deref() {
-        Err(_) | Ok("") | Ok("tract") => Ok("tract"),
-        Ok("flex") => Ok("flex"),
-        Ok(other) => Err(format!(
-            "BRANDUBH_INFERENCE=`{other}`: expected `tract` or `flex`"
-        )),
+        Err(_) | Ok("") | Ok("tract") => Ok(InferenceEngine::Tract),
+        Ok("flex") => Ok(InferenceEngine::Flex),
+        Ok(other) => Err(InferenceEngineError(other.to_string())),
     }
+}
+
+/// Why a checkpoint could not become an evaluator for search.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadEvaluatorError {
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    #[error(transparent)]
+    Engine(#[from] InferenceEngineError),
+    #[error("{}: preparing the net for tract: {source}", path.display())]
+    Tract {
+        path: PathBuf,
+        source: crate::export::ExportError,
+    },
 }
 
 /// Loads a checkpoint as an evaluator for search (see `inference_engine`).
 pub fn load_evaluator(
     dir: &Path,
     rules: &RuleSet,
-) -> Result<Arc<dyn brandubh_selfplay::Evaluator>, String> {
+) -> Result<Arc<dyn brandubh_selfplay::Evaluator>, LoadEvaluatorError> {
+    let engine = inference_engine()?;
     let device = Device::flex();
-    let (net, config, meta) = load(dir, rules, &device).map_err(|e| e.to_string())?;
+    let (net, config, meta) = load(dir, rules, &device)?;
     let rules = Arc::new(rules.clone());
-    Ok(match inference_engine()? {
-        "flex" => Arc::new(NetEvaluator::new(&net, device, rules, meta.model_id())),
-        _ => Arc::new(
-            crate::tract_eval::TractEvaluator::new(&net, &config, rules, meta.model_id())
-                .map_err(|e| format!("{}: preparing the net for tract: {e}", dir.display()))?,
+    Ok(match engine {
+        InferenceEngine::Flex => Arc::new(NetEvaluator::new(&net, device, rules, meta.model_id())),
+        InferenceEngine::Tract => Arc::new(
+            crate::tract_eval::TractEvaluator::new(&net, &config, rules, meta.model_id()).map_err(
+                |source| LoadEvaluatorError::Tract {
+                    path: dir.to_path_buf(),
+                    source,
+                },
+            )?,
         ),
     })
+}
+
+/// `load_evaluator` in the shape `brandubh_selfplay::register_model_loader`
+/// takes, so `model=DIR` player specs load through it.
+pub fn model_loader(
+    dir: &Path,
+    rules: &RuleSet,
+) -> Result<Arc<dyn brandubh_selfplay::Evaluator>, brandubh_selfplay::LoaderError> {
+    Ok(load_evaluator(dir, rules)?)
 }

@@ -10,7 +10,9 @@ pub mod net;
 pub mod tract_eval;
 
 pub use checkpoint::{
-    load, load_evaluator, read_meta, save, CheckpointError, CheckpointMeta, NetShape, Provenance,
+    inference_engine, load, load_evaluator, model_loader, read_meta, save, CheckpointError,
+    CheckpointMeta, InferenceEngine, InferenceEngineError, LoadEvaluatorError, NetShape,
+    Provenance,
 };
 pub use evaluator::NetEvaluator;
 pub use net::{Net, NetConfig};

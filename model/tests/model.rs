@@ -300,7 +300,7 @@ fn tract_evaluator_matches_burn_and_the_cache_answers_alike() {
 #[test]
 fn a_model_is_loaded_once_per_process() {
     let _rng = rng_lock();
-    brandubh_selfplay::register_model_loader(load_evaluator);
+    brandubh_selfplay::register_model_loader(brandubh_model::model_loader);
     let r = rules("wtf");
     let dir = tmp("load-once");
     let device = Device::flex();

@@ -59,9 +59,24 @@ impl Evaluator for UniformEvaluator {
     }
 }
 
+/// Any error a registered model loader reports (the model crate's own
+/// typed error, boxed, so this crate needs no burn).
+pub type LoaderError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// Loads an evaluator from a model directory. The binary registers the
 /// model crate's loader here, so search and the arena stay free of burn.
-pub type ModelLoader = fn(&Path, &brandubh_rules::RuleSet) -> Result<Arc<dyn Evaluator>, String>;
+pub type ModelLoader =
+    fn(&Path, &brandubh_rules::RuleSet) -> Result<Arc<dyn Evaluator>, LoaderError>;
+
+/// Why `load_evaluator` could not give an evaluator.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadEvaluatorError {
+    #[error("cannot load model `{spec}`: this build has no model support (use `uniform`)")]
+    NoModelSupport { spec: String },
+    /// The loader's own error, which names the model directory.
+    #[error(transparent)]
+    Model(LoaderError),
+}
 
 static LOADER: OnceLock<ModelLoader> = OnceLock::new();
 
@@ -104,14 +119,14 @@ fn cache_key(dir: &Path, rules: &brandubh_rules::RuleSet) -> Option<CacheKey> {
 pub fn load_evaluator(
     spec: &str,
     rules: &brandubh_rules::RuleSet,
-) -> Result<Arc<dyn Evaluator>, String> {
+) -> Result<Arc<dyn Evaluator>, LoadEvaluatorError> {
     if spec == "uniform" {
         return Ok(Arc::new(UniformEvaluator));
     }
     let Some(load) = LOADER.get() else {
-        return Err(format!(
-            "cannot load model `{spec}`: this build has no model support (use `uniform`)"
-        ));
+        return Err(LoadEvaluatorError::NoModelSupport {
+            spec: spec.to_string(),
+        });
     };
     let key = cache_key(Path::new(spec), rules);
     if let Some(key) = &key {
@@ -120,7 +135,7 @@ pub fn load_evaluator(
             return Ok(ev.clone());
         }
     }
-    let ev = load(Path::new(spec), rules)?;
+    let ev = load(Path::new(spec), rules).map_err(LoadEvaluatorError::Model)?;
     if let Some(key) = key {
         let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
         cache.retain(|(k, _)| *k != key);

@@ -13,7 +13,7 @@ pub use config::{ConfigError, MctsConfig, SelfPlayConfig};
 pub use driver::{run_selfplay, SelfPlayJob, SelfPlayStats};
 pub use evaluator::{
     load_evaluator, register_model_loader, CachedEvaluator, EvalRequest, Evaluation, Evaluator,
-    UniformEvaluator,
+    LoadEvaluatorError, LoaderError, ModelLoader, UniformEvaluator,
 };
 pub use mcts::{Advance, MoveAnalysis, OwnedRequest, RootStats, Search};
 pub use records::{read_dir, read_shard, write_shard, PositionRecord, RecordError, SelfPlayGame};

@@ -233,8 +233,7 @@ pub fn run(a: Args) -> Result<()> {
             &a.out.join("attacker_share"),
             "Attackers' share per rule set",
             &items,
-        )
-        .map_err(anyhow::Error::msg)?;
+        )?;
     } else {
         for r in &rules_seen {
             let items: Vec<(String, _)> = rows
@@ -247,8 +246,7 @@ pub fn run(a: Args) -> Result<()> {
                 &a.out.join(format!("attacker_share-{r}")),
                 &format!("{r}: attackers' share per generation"),
                 &items,
-            )
-            .map_err(anyhow::Error::msg)?;
+            )?;
         }
     }
     if a.json {

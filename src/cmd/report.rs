@@ -237,7 +237,7 @@ pub fn run(a: Args) -> Result<()> {
         ));
     }
     for (stem, title, axes, series, refs) in &charts {
-        line_chart(&out.join(stem), title, *axes, series, refs).map_err(anyhow::Error::msg)?;
+        line_chart(&out.join(stem), title, *axes, series, refs)?;
     }
     let timed_head: String = times
         .iter()

@@ -42,7 +42,7 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(b) = a.batch {
         cfg.concurrent_games = b.max(1);
     }
-    let evaluator = load_evaluator(&a.model, &rules).map_err(anyhow::Error::msg)?;
+    let evaluator = load_evaluator(&a.model, &rules)?;
     let threads = a
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

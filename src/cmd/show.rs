@@ -36,7 +36,7 @@ pub fn run(a: Args) -> Result<()> {
     let legal: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
     let net = match (&a.model, game.is_over()) {
         (Some(dir), false) => {
-            let ev = brandubh_model::load_evaluator(dir, &rules).map_err(anyhow::Error::msg)?;
+            let ev = brandubh_model::load_evaluator(dir, &rules)?;
             let reps = p.repetitions(game.history()).min(255) as u8;
             let out = ev
                 .evaluate(&[brandubh_selfplay::EvalRequest {

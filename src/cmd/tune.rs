@@ -57,7 +57,7 @@ pub fn run(a: Args) -> Result<()> {
             games.push(rec);
         }
     }
-    let data = samples(&rules, &games, a.skip).map_err(anyhow::Error::msg)?;
+    let data = samples(&rules, &games, a.skip)?;
     if data.is_empty() {
         bail!(
             "no positions to fit: every game is shorter than --skip {} plies",

@@ -4,7 +4,7 @@
 //! played; the value target is the result, mixed with the teacher's score.
 //! A net that saw them says so in its training record.
 
-use brandubh_eval::{PlayerSpec, WIN};
+use brandubh_eval::{PlayerSpec, PlayerSpecError, WIN};
 use brandubh_rules::{splitmix64, Game, RuleSet};
 use brandubh_selfplay::{PositionRecord, SelfPlayConfig, SelfPlayGame};
 use rand::{Rng, SeedableRng};
@@ -47,6 +47,19 @@ fn score_value(score: i32) -> f32 {
     }
 }
 
+/// Why teacher games could not be played.
+#[derive(Debug, thiserror::Error)]
+pub enum TeacherError {
+    #[error(transparent)]
+    Player(#[from] PlayerSpecError),
+    #[error("teacher.player `{0}`: the teacher must be an alpha-beta player")]
+    NotAlphaBeta(String),
+    #[error("starting the teacher's threads: {0}")]
+    Threads(#[from] rayon::ThreadPoolBuildError),
+    #[error("the teacher's move was refused: {0}")]
+    Move(#[from] brandubh_rules::IllegalMove),
+}
+
 /// Plays teacher games `range` (game k is the same game whenever it is
 /// played: its seed comes from `seed` and k), with ids `id_base + k`.
 pub fn play_teacher_games(
@@ -57,24 +70,20 @@ pub fn play_teacher_games(
     seed: u64,
     id_base: u64,
     threads: usize,
-) -> Result<Vec<SelfPlayGame>, String> {
-    let spec = PlayerSpec::parse(&section.player).map_err(|e| e.to_string())?;
+) -> Result<Vec<SelfPlayGame>, TeacherError> {
+    let spec = PlayerSpec::parse(&section.player)?;
     if spec.kind != "alphabeta" {
-        return Err(format!(
-            "teacher.player `{}`: the teacher must be an alpha-beta player",
-            section.player
-        ));
+        return Err(TeacherError::NotAlphaBeta(section.player.clone()));
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
-        .build()
-        .map_err(|e| e.to_string())?;
+        .build()?;
     let model_id = teacher_id(&section.player);
     pool.install(|| {
         range
             .into_par_iter()
             .map(|k| {
-                let mut player = spec.build_alphabeta(rules).map_err(|e| e.to_string())?;
+                let mut player = spec.build_alphabeta(rules)?;
                 let game_seed = splitmix64(seed ^ splitmix64(k + 1));
                 let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
                 let mut game = Game::new(rules.clone());
@@ -87,7 +96,7 @@ pub fn play_teacher_games(
                         opening || rng.random_bool(section.random_move_prob.clamp(0.0, 1.0));
                     if random || legal.len() == 1 {
                         let mv = legal[rng.random_range(0..legal.len())];
-                        game.play(mv).map_err(|e| e.to_string())?;
+                        game.play(mv)?;
                         continue;
                     }
                     let r = player.analyse(&game).clone();
@@ -111,7 +120,7 @@ pub fn play_teacher_games(
                         mv: mv.to_string(),
                         move_index: mv.policy_index(),
                     });
-                    game.play(mv).map_err(|e| e.to_string())?;
+                    game.play(mv)?;
                 }
                 let outcome = game.outcome();
                 Ok(SelfPlayGame {

@@ -131,7 +131,7 @@ fn the_window_holds_the_newest_positions_in_order() {
     // The last 3 positions of game 2, then all of game 3, oldest first.
     // Game 2 was won by the attackers, who move at even plies in wtf.
     assert_eq!(rules().options.first_to_move, Side::Attackers);
-    let g2_last = |ply: u32| if ply % 2 == 0 { 1 } else { -1 };
+    let g2_last = |ply: u32| if ply.is_multiple_of(2) { 1 } else { -1 };
     assert_eq!(
         got,
         vec![
@@ -205,7 +205,7 @@ fn a_tiny_net_fits_a_tiny_batch() {
         .with_value_hidden(16);
     let mut t = Trainer::new(config.init(&device), config, device, 0.0);
     let first = t.step(&batch, 0.01);
-    let mut last = first.clone();
+    let mut last = first;
     for _ in 0..150 {
         last = t.step(&batch, 0.01);
     }

@@ -125,6 +125,10 @@ pub enum RunError {
     Ratings(#[from] brandubh_eval::ratings::RatingError),
     #[error(transparent)]
     Optimizer(#[from] crate::trainer::OptimizerError),
+    #[error(transparent)]
+    Evaluator(#[from] brandubh_model::LoadEvaluatorError),
+    #[error(transparent)]
+    Teacher(#[from] crate::teacher::TeacherError),
     /// A file or directory that cannot be read or written.
     #[error("{}: {source}", path.display())]
     Io {

@@ -44,8 +44,7 @@ impl Run {
                 seed,
                 id_base,
                 self.threads,
-            )
-            .map_err(RunError::Games)?;
+            )?;
             write_shard(&dir, next_shard_index(&dir), &games)?;
             progress.inc(end - k, "");
             k = end;
@@ -81,8 +80,7 @@ impl Run {
             return Ok(());
         }
         let evaluator =
-            brandubh_model::load_evaluator(&self.ckpt(&self.state.current), &self.rules)
-                .map_err(RunError::Games)?;
+            brandubh_model::load_evaluator(&self.ckpt(&self.state.current), &self.rules)?;
         progress.phase(&format!("iteration {it}: self-play"), total);
         progress.inc(done, "");
         let seed = splitmix64(self.config.seed ^ splitmix64(it as u64) ^ splitmix64(done + 7));
