@@ -778,3 +778,62 @@ fn an_unknown_inference_engine_is_a_clear_error() {
         "{err}"
     );
 }
+
+/// A worker pointed at something that is not a run, or at an object store
+/// this build cannot reach, says so at once instead of waiting.
+#[test]
+fn workers_refuse_a_missing_run_or_an_unknown_store() {
+    let empty = std::env::temp_dir().join(format!("brandubh-norun-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "worker".into(),
+                "selfplay".into(),
+                "--run".into(),
+                empty.display().to_string(),
+            ],
+            "no run here yet",
+        ),
+        (
+            vec![
+                "worker".into(),
+                "selfplay".into(),
+                "--run".into(),
+                "s3://bucket/runs/wtf".into(),
+            ],
+            "s3://",
+        ),
+        (
+            vec![
+                "worker".into(),
+                "learn".into(),
+                "--run".into(),
+                "gs://bucket/run".into(),
+            ],
+            "gs://",
+        ),
+        (
+            vec![
+                "worker".into(),
+                "selfplay".into(),
+                "--run".into(),
+                "runs/x".into(),
+                "--games-per-shard".into(),
+                "0".into(),
+            ],
+            "--games-per-shard",
+        ),
+    ];
+    for (args, named) in cases {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = brandubh(&a);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(err.contains(named), "{args:?} should name `{named}`: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // Nothing was created where there was no run.
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+    std::fs::remove_dir_all(&empty).ok();
+}

@@ -213,8 +213,20 @@ pub fn next_game_id(dir: &Path) -> u64 {
 
 /// Writes one shard; returns the games file's path.
 pub fn write_shard(dir: &Path, index: u64, games: &[SelfPlayGame]) -> Result<PathBuf, RecordError> {
+    write_shard_named(dir, &format!("shard-{index:06}"), games)
+}
+
+/// Writes one shard as `STEM.positions.parquet` then `STEM.games.parquet`
+/// (a reader lists games files, so it sees the shard whole or not at
+/// all); returns the games file's path. Writers that share a directory
+/// (self-play workers) each use stems of their own.
+pub fn write_shard_named(
+    dir: &Path,
+    stem: &str,
+    games: &[SelfPlayGame],
+) -> Result<PathBuf, RecordError> {
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-    let games_path = shard_path(dir, index);
+    let games_path = dir.join(format!("{stem}.games.parquet"));
     let pos_path = positions_path(&games_path);
 
     let mut c = (
@@ -402,6 +414,14 @@ fn board_fault(b: &Board) -> Option<String> {
         return Some(format!("{} kings", b.king.0.count_ones()));
     }
     None
+}
+
+/// The number of games in a shard, from its games file alone.
+pub fn count_games(games_path: &Path) -> Result<u64, RecordError> {
+    Ok(read_table(games_path, "games", &games_schema())?
+        .iter()
+        .map(|b| b.num_rows() as u64)
+        .sum())
 }
 
 /// Reads a shard (given its games file) with every position.

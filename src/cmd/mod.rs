@@ -17,6 +17,7 @@ mod search;
 mod selfplay;
 mod show;
 mod tune;
+mod worker;
 
 use anyhow::{Context, Result};
 use brandubh_rules::{Board, Game, MoveRecord, Position, RuleSet, Side};
@@ -76,6 +77,10 @@ enum Command {
     Report(report::Args),
     /// One training phase of an existing run on its own.
     Train(run_loop::TrainArgs),
+    /// A run split across processes that share only the run directory:
+    /// self-play workers and one learner.
+    #[command(subcommand)]
+    Worker(worker::Role),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -98,6 +103,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Export(a) => export::run(a),
         Command::Loop(a) => run_loop::run_loop(a),
         Command::Train(a) => run_loop::run_train(a),
+        Command::Worker(r) => worker::run(r),
     }
 }
 

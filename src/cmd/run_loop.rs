@@ -81,23 +81,30 @@ fn config_text(path: &Option<PathBuf>) -> Result<Option<(String, String)>> {
     })
 }
 
-pub fn run_loop(a: LoopArgs) -> Result<()> {
-    let given = config_text(&a.config)?;
-    let fresh = !a.run_dir.join("config.toml").exists();
+/// Opens the run in `dir` (a new one from `config`, or the built-in
+/// default, when there is none yet) and says which.
+pub fn open_run(config: &Option<PathBuf>, dir: &std::path::Path) -> Result<Run> {
+    let given = config_text(config)?;
+    let fresh = !dir.join("config.toml").exists();
     let text = match (&given, fresh) {
         (Some((t, f)), _) => Some((t.as_str(), f.as_str())),
         (None, true) => Some((DEFAULT_RUN, "configs/runs/default.toml")),
         (None, false) => None,
     };
-    let mut run = Run::open(&a.run_dir, text)?;
+    let run = Run::open(dir, text)?;
     println!(
         "{} run in {}: iteration {} of {}, self-play net {}",
         if fresh { "new" } else { "resuming" },
-        a.run_dir.display(),
+        dir.display(),
         run.state.iteration,
         run.config.generations,
         run.state.current
     );
+    Ok(run)
+}
+
+pub fn run_loop(a: LoopArgs) -> Result<()> {
+    let mut run = open_run(&a.config, &a.run_dir)?;
     run.run(&Bars::new())?;
     println!(
         "run complete: {} iterations; current net {}",

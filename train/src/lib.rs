@@ -7,6 +7,7 @@ pub mod data;
 pub mod run;
 pub mod teacher;
 pub mod trainer;
+pub mod worker;
 
 pub use config::RunConfig;
 pub use data::{draw_batch, sample, window, Sample, WindowEntry};

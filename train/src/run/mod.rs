@@ -172,6 +172,9 @@ pub struct Run {
     pub rules: Arc<RuleSet>,
     pub state: RunState,
     threads: usize,
+    /// Self-play comes from worker processes (`brandubh worker selfplay`):
+    /// the self-play phase waits for their shards instead of playing.
+    workers: Option<std::time::Duration>,
 }
 
 /// Self-play game ids of iteration `it` start at `it` times this.
@@ -281,7 +284,14 @@ impl Run {
             rules,
             state,
             threads,
+            workers: None,
         })
+    }
+
+    /// Takes self-play games from worker processes from now on, looking
+    /// for new shards every `poll`, instead of playing them itself.
+    pub fn learn_from_workers(&mut self, poll: std::time::Duration) {
+        self.workers = Some(poll);
     }
 
     fn save_state(&self) -> Result<(), RunError> {
@@ -370,7 +380,10 @@ impl Run {
         let timing_path = self.dir.join(format!("selfplay/iter-{it:04}.timing.json"));
         let t0 = Instant::now();
         if self.state.phase == Phase::SelfPlay {
-            self.selfplay_phase(it, progress, tb)?;
+            match self.workers {
+                Some(poll) => self.wait_for_workers(it, poll, progress)?,
+                None => self.selfplay_phase(it, progress, tb)?,
+            }
             self.teacher_phase(it, progress)?;
             write_atomic(
                 &timing_path,

@@ -142,6 +142,48 @@ impl Run {
     }
 }
 
+impl Run {
+    /// The self-play phase when workers play: waits until the iteration's
+    /// directory holds the config's `selfplay_games`. Shards are immutable
+    /// once they appear, so each is counted once, from its games file.
+    pub(super) fn wait_for_workers(
+        &self,
+        it: u32,
+        poll: std::time::Duration,
+        progress: &dyn Progress,
+    ) -> Result<(), RunError> {
+        let dir = self.selfplay_dir(it);
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let total = self.config.selfplay_games;
+        progress.phase(
+            &format!("iteration {it}: waiting for self-play workers"),
+            total,
+        );
+        let mut counted = std::collections::HashSet::new();
+        let mut have = 0;
+        loop {
+            for p in list_shards(&dir) {
+                if !counted.insert(p.clone()) {
+                    continue;
+                }
+                match brandubh_selfplay::records::count_games(&p) {
+                    Ok(n) => {
+                        have += n;
+                        progress.inc(n, "");
+                    }
+                    Err(x) => progress.line(&format!("warning: skipped {x}")),
+                }
+            }
+            if have >= total {
+                break;
+            }
+            std::thread::sleep(poll);
+        }
+        progress.done();
+        Ok(())
+    }
+}
+
 /// Creates a shard directory, or clears the partial writes a kill left in
 /// it (whole shards stay).
 fn open_shard_dir(dir: &Path) -> Result<(), RunError> {

@@ -69,12 +69,21 @@ impl Run {
         let capacity = self.config.train.window_positions;
         let mut newest_first = Vec::new();
         let mut held = 0usize;
+        // The shards read, as paths in the run directory (recorded below).
+        let mut shards_read = Vec::new();
         for i in (1..=it).rev() {
-            let (mut g, errors) = read_dir(&self.teacher_dir(i));
-            let (own, more) = read_dir(&self.selfplay_dir(i));
-            g.extend(own);
-            for x in errors.into_iter().chain(more) {
-                progress.line(&format!("warning: skipped {x}"));
+            let mut g = Vec::new();
+            for dir in [self.teacher_dir(i), self.selfplay_dir(i)] {
+                for p in list_shards(&dir) {
+                    match read_shard(&p) {
+                        Ok(games) => {
+                            g.extend(games);
+                            let rel = p.strip_prefix(&self.dir).unwrap_or(&p);
+                            shards_read.push(rel.display().to_string());
+                        }
+                        Err(x) => progress.line(&format!("warning: skipped {x}")),
+                    }
+                }
             }
             held += g.iter().map(|x| x.positions.len()).sum::<usize>();
             newest_first.push(g);
@@ -87,6 +96,19 @@ impl Run {
         if win.is_empty() {
             return Err(RunError::State("no self-play positions to train on".into()));
         }
+        // What this candidate trains on (the oldest shard may be partly
+        // outside the window), for provenance and for checking that every
+        // shard a worker wrote was trained on.
+        shards_read.sort();
+        let record = serde_json::json!({
+            "iteration": it,
+            "positions": win.len(),
+            "shards": shards_read,
+        });
+        write_atomic(
+            &self.dir.join(format!("selfplay/iter-{it:04}.window.json")),
+            json(&record, true).as_bytes(),
+        )?;
         let total_steps =
             (self.config.generations as u64 * self.config.train.steps_per_generation).max(1);
         progress.phase(

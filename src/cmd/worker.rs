@@ -1,0 +1,129 @@
+use super::run_loop::{open_run, Bars};
+use anyhow::{bail, Result};
+use brandubh_train::worker::{run_worker, WorkerOptions};
+use brandubh_train::Progress;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The two roles of a run split across processes. They share only the
+/// run directory (a local one, or a volume every machine mounts), so any
+/// number of self-play workers can be started and killed at any time;
+/// `brandubh loop` is both roles in one process.
+#[derive(clap::Subcommand, Debug)]
+pub enum Role {
+    /// Play self-play games with the run's current net and write them as
+    /// shards of the run, shard after shard, until the run ends. Stateless:
+    /// a kill loses at most the shard in flight.
+    Selfplay(SelfplayArgs),
+    /// Train, evaluate and promote as `brandubh loop` does, taking the
+    /// self-play games from workers: each iteration trains once the
+    /// workers have written the config's `selfplay_games`.
+    Learn(LearnArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SelfplayArgs {
+    /// The run: its directory, or a file:// URL (the learner creates it).
+    #[arg(long)]
+    run: String,
+    /// Games per shard (default: the run config's `games_per_shard`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    games_per_shard: Option<u64>,
+    /// Threads (default: the run config's `threads`; 0 = every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// This worker's name in logs and its slot file (default: host and pid).
+    #[arg(long)]
+    name: Option<String>,
+    /// Stop after this many shards (default: run until the run ends).
+    #[arg(long)]
+    max_shards: Option<u64>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct LearnArgs {
+    /// The run: its directory, or a file:// URL; created from --config
+    /// (or the built-in default config) when it holds no run yet.
+    #[arg(long)]
+    run: String,
+    /// Run config (TOML) for a new run.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// How often to look for new shards, in milliseconds.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    poll_ms: u64,
+}
+
+/// The run directory a `--run` value names.
+fn run_dir(run: &str) -> Result<PathBuf> {
+    if let Some(path) = run.strip_prefix("file://") {
+        return Ok(PathBuf::from(path));
+    }
+    if let Some((scheme, _)) = run.split_once("://") {
+        bail!(
+            "--run {run}: `{scheme}://` object stores are not supported by this build; give a \
+             directory (for several machines, a volume they all mount)"
+        );
+    }
+    if run.is_empty() {
+        bail!("--run: empty");
+    }
+    Ok(PathBuf::from(run))
+}
+
+/// One line per event, with no bars: workers run unattended.
+struct Lines;
+
+impl Progress for Lines {
+    fn phase(&self, _: &str, _: u64) {}
+    fn inc(&self, _: u64, _: &str) {}
+    fn done(&self) {}
+    fn line(&self, text: &str) {
+        println!("{text}");
+    }
+}
+
+pub fn run(role: Role) -> Result<()> {
+    match role {
+        Role::Selfplay(a) => {
+            let dir = run_dir(&a.run)?;
+            let name = a.name.unwrap_or_else(|| {
+                let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());
+                format!("{host}-{}", std::process::id())
+            });
+            let opts = WorkerOptions {
+                name,
+                games_per_shard: a.games_per_shard.map(|n| n as usize),
+                threads: a.threads,
+                max_shards: a.max_shards,
+            };
+            let r = run_worker(&dir, &opts, &Lines)?;
+            let secs = (r.play_seconds + r.storage_seconds + r.load_seconds).max(1e-9);
+            println!(
+                "worker {}: {} shards, {} games, {} positions; {:.0} games/hour; play {:.1} s, \
+                 storage {:.3} s ({:.1} ms a shard), loading nets {:.1} s",
+                opts.name,
+                r.shards,
+                r.games,
+                r.positions,
+                r.games as f64 * 3600.0 / secs,
+                r.play_seconds,
+                r.storage_seconds,
+                1000.0 * r.storage_seconds / r.shards.max(1) as f64,
+                r.load_seconds
+            );
+            Ok(())
+        }
+        Role::Learn(a) => {
+            let dir = run_dir(&a.run)?;
+            let mut run = open_run(&a.config, &dir)?;
+            run.learn_from_workers(Duration::from_millis(a.poll_ms));
+            run.run(&Bars::new())?;
+            println!(
+                "run complete: {} iterations; current net {}",
+                run.state.iteration, run.state.current
+            );
+            Ok(())
+        }
+    }
+}

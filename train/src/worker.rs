@@ -1,0 +1,269 @@
+//! Self-play workers: processes that share a run only through its
+//! directory. A worker reads the run's config and state, plays a shard of
+//! games with the current net, writes the shard under a name of its own
+//! into the directory of the iteration it played for, and starts again; it
+//! picks up a newly promoted net between shards. It keeps no state of its
+//! own: a worker killed at any moment loses the shard in flight and
+//! nothing else, and any number of them can come and go. The learner
+//! (`Run` with workers on) trains once an iteration's directory holds the
+//! config's `selfplay_games`.
+//!
+//! Each worker claims a slot, `workers/slot-NNNNN`, created only if absent
+//! (the one step two workers could race on, settled by the file system).
+//! The slot numbers its shards and game ids, so they are unique over the
+//! run without the workers talking to each other.
+
+use crate::config::RunConfig;
+use crate::run::{Progress, RunError, RunState, GAME_IDS_PER_ITERATION};
+use brandubh_rules::{splitmix64, RuleSet};
+use brandubh_selfplay::records::write_shard_named;
+use brandubh_selfplay::{run_selfplay, Evaluator, SelfPlayJob};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Worker game ids of iteration `it` start at `it * GAME_IDS_PER_ITERATION`
+/// plus this, past the ids `brandubh loop` gives (from 0) and below the
+/// teacher's (from half the range).
+pub const WORKER_IDS_OFFSET: u64 = GAME_IDS_PER_ITERATION / 4;
+
+/// Game ids a slot may use in one iteration; a worker that would need more
+/// claims a fresh slot.
+pub const IDS_PER_SLOT: u64 = 10_000;
+
+/// The highest slot number (so that slot ids stay inside their range).
+pub const MAX_SLOTS: u64 = (GAME_IDS_PER_ITERATION / 2 - WORKER_IDS_OFFSET) / IDS_PER_SLOT;
+
+/// How a self-play worker runs.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// A name for logs and the slot file (a host or pod name, say).
+    pub name: String,
+    /// Games per shard (default: the run config's `games_per_shard`).
+    pub games_per_shard: Option<usize>,
+    /// Threads (default: the run config's `threads`; 0 = every core).
+    pub threads: Option<usize>,
+    /// Stop after this many shards (default: run until the run ends).
+    pub max_shards: Option<u64>,
+}
+
+/// What a worker did, for its log and for throughput figures.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WorkerReport {
+    pub slot: u64,
+    pub shards: u64,
+    pub games: u64,
+    pub positions: u64,
+    /// Seconds spent playing games.
+    pub play_seconds: f64,
+    /// Seconds spent on the run's files: reading the state, writing shards.
+    pub storage_seconds: f64,
+    /// Seconds spent loading nets.
+    pub load_seconds: f64,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Reads a run's config and state as a worker sees them: the run must
+/// exist (the learner creates it).
+pub fn read_run(dir: &Path) -> Result<(RunConfig, RunState), RunError> {
+    let cfg_path = dir.join("config.toml");
+    let state_path = dir.join("state.json");
+    if !cfg_path.exists() || !state_path.exists() {
+        return Err(RunError::State(format!(
+            "{}: no run here yet; start the learner first (`brandubh worker learn --run {} \
+             --config FILE`) or give the run's own directory",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    let text = std::fs::read_to_string(&cfg_path).map_err(io(&cfg_path))?;
+    let config = RunConfig::from_toml(&text, &cfg_path.display().to_string())?;
+    let state = read_state(dir)?;
+    Ok((config, state))
+}
+
+fn read_state(dir: &Path) -> Result<RunState, RunError> {
+    let path = dir.join("state.json");
+    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    serde_json::from_str(&text).map_err(|x| RunError::BadFile {
+        path,
+        why: x.to_string(),
+    })
+}
+
+/// Claims the lowest free slot at or above the number of slots already
+/// taken; returns its number.
+fn claim_slot(dir: &Path, name: &str) -> Result<u64, RunError> {
+    let slots = dir.join("workers");
+    std::fs::create_dir_all(&slots).map_err(io(&slots))?;
+    let taken = std::fs::read_dir(&slots).map_err(io(&slots))?.count() as u64;
+    for n in taken..MAX_SLOTS {
+        let path = slots.join(format!("slot-{n:05}"));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut f) => {
+                let line = serde_json::json!({
+                    "name": name,
+                    "pid": std::process::id(),
+                    "claimed_unix": std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs()),
+                });
+                writeln!(f, "{line}")
+                    .and_then(|_| f.sync_all())
+                    .map_err(io(&path))?;
+                brandubh_selfplay::durable::sync_dir(&slots);
+                return Ok(n);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io(&path)(e)),
+        }
+    }
+    Err(RunError::State(format!(
+        "{}: all {MAX_SLOTS} worker slots are taken",
+        slots.display()
+    )))
+}
+
+/// Removes temporary files that killed workers left in `dir` (an hour
+/// old or more: a live writer's are seconds old).
+fn clear_stale_temps(dir: &Path) {
+    let hour = Duration::from_secs(3600);
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= hour);
+        if stale && p.to_string_lossy().ends_with(".tmp") {
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+}
+
+/// Plays shards for the run in `dir` until it ends (or `max_shards`).
+pub fn run_worker(
+    dir: &Path,
+    opts: &WorkerOptions,
+    progress: &dyn Progress,
+) -> Result<WorkerReport, RunError> {
+    let (config, _) = read_run(dir)?;
+    let rules = Arc::new(RuleSet::named(&config.rules)?);
+    let threads = match opts.threads.unwrap_or(config.threads) {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let per_shard = opts
+        .games_per_shard
+        .unwrap_or(config.selfplay.games_per_shard)
+        .max(1) as u64;
+    if per_shard > IDS_PER_SLOT {
+        return Err(RunError::State(format!(
+            "--games-per-shard {per_shard}: at most {IDS_PER_SLOT}"
+        )));
+    }
+    let mut report = WorkerReport {
+        slot: claim_slot(dir, &opts.name)?,
+        ..WorkerReport::default()
+    };
+    progress.line(&format!(
+        "worker {} (slot {}): {} games a shard, {threads} threads, run {}",
+        opts.name,
+        report.slot,
+        per_shard,
+        dir.display()
+    ));
+    let mut net: Option<(String, Arc<dyn Evaluator>)> = None;
+    // Games this slot played for the iteration `slot_iteration`.
+    let mut slot_iteration = 0;
+    let mut slot_games = 0;
+    while opts.max_shards.is_none_or(|m| report.shards < m) {
+        let t = Instant::now();
+        let state = read_state(dir)?;
+        report.storage_seconds += t.elapsed().as_secs_f64();
+        if state.iteration >= config.generations {
+            progress.line(&format!(
+                "worker {}: the run has finished its {} generations",
+                opts.name, config.generations
+            ));
+            break;
+        }
+        let it = state.iteration + 1;
+        if it != slot_iteration {
+            slot_iteration = it;
+            slot_games = 0;
+        }
+        if slot_games + per_shard > IDS_PER_SLOT {
+            report.slot = claim_slot(dir, &opts.name)?;
+            slot_games = 0;
+        }
+        if net.as_ref().is_none_or(|(name, _)| *name != state.current) {
+            let t = Instant::now();
+            let ckpt = dir.join("checkpoints").join(&state.current);
+            let ev = brandubh_model::load_evaluator(&ckpt, &rules)?;
+            report.load_seconds += t.elapsed().as_secs_f64();
+            progress.line(&format!(
+                "worker {}: playing with {} ({})",
+                opts.name,
+                state.current,
+                ev.id()
+            ));
+            net = Some((state.current.clone(), ev));
+        }
+        let (net_name, evaluator) = net.as_ref().expect("loaded above");
+        let out_dir: PathBuf = dir.join("selfplay").join(format!("iter-{it:04}"));
+        std::fs::create_dir_all(&out_dir).map_err(io(&out_dir))?;
+        clear_stale_temps(&out_dir);
+        let first_id = it as u64 * GAME_IDS_PER_ITERATION
+            + WORKER_IDS_OFFSET
+            + report.slot * IDS_PER_SLOT
+            + slot_games;
+        let seed =
+            splitmix64(config.seed ^ splitmix64(0x3a7e_0000 + report.slot) ^ splitmix64(first_id));
+        let t = Instant::now();
+        let mut games = Vec::new();
+        run_selfplay(
+            rules.clone(),
+            evaluator.as_ref(),
+            &config.selfplay,
+            SelfPlayJob {
+                games: per_shard,
+                seed,
+                first_id,
+                threads,
+            },
+            &mut |g, _| games.push(g),
+        );
+        let play = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let stem = format!("shard-w{:05}-{:06}", report.slot, slot_games / per_shard);
+        write_shard_named(&out_dir, &stem, &games)?;
+        let store = t.elapsed().as_secs_f64();
+        report.play_seconds += play;
+        report.storage_seconds += store;
+        report.shards += 1;
+        report.games += games.len() as u64;
+        report.positions += games.iter().map(|g| g.positions.len() as u64).sum::<u64>();
+        slot_games += per_shard;
+        progress.line(&format!(
+            "worker {}: iteration {it}, {stem}: {} games with {net_name} in {play:.1} s, \
+             written in {:.0} ms",
+            opts.name,
+            games.len(),
+            store * 1000.0
+        ));
+    }
+    Ok(report)
+}
