@@ -1,5 +1,6 @@
 use super::run_loop::{open_run, Bars};
-use anyhow::{bail, Result};
+use anyhow::Result;
+use brandubh_train::store::RunStore;
 use brandubh_train::worker::{run_worker, WorkerOptions};
 use brandubh_train::Progress;
 use std::path::PathBuf;
@@ -23,9 +24,16 @@ pub enum Role {
 
 #[derive(clap::Args, Debug)]
 pub struct SelfplayArgs {
-    /// The run: its directory, or a file:// URL (the learner creates it).
+    /// The run (the learner creates it): its directory, a file:// URL, or
+    /// s3://bucket/prefix in builds with the `s3` feature (credentials,
+    /// region and endpoint from the usual AWS_* variables).
     #[arg(long)]
     run: String,
+    /// Where a worker on an object store keeps the nets it fetched and the
+    /// shard it is writing (default: a directory under the system's
+    /// temporary directory, one per process).
+    #[arg(long)]
+    cache_dir: Option<PathBuf>,
     /// Games per shard (default: the run config's `games_per_shard`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     games_per_shard: Option<u64>,
@@ -42,33 +50,22 @@ pub struct SelfplayArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct LearnArgs {
-    /// The run: its directory, or a file:// URL; created from --config
-    /// (or the built-in default config) when it holds no run yet.
+    /// The run: its directory, a file:// URL, or s3://bucket/prefix in
+    /// builds with the `s3` feature; created from --config (or the
+    /// built-in default config) when it holds no run yet.
     #[arg(long)]
     run: String,
+    /// For a run in an object store: the learner's working copy of it,
+    /// fetched from the store when missing (keep it on a persistent volume
+    /// to resume without fetching).
+    #[arg(long, default_value = "runs/learner")]
+    work_dir: PathBuf,
     /// Run config (TOML) for a new run.
     #[arg(long)]
     config: Option<PathBuf>,
     /// How often to look for new shards, in milliseconds.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     poll_ms: u64,
-}
-
-/// The run directory a `--run` value names.
-fn run_dir(run: &str) -> Result<PathBuf> {
-    if let Some(path) = run.strip_prefix("file://") {
-        return Ok(PathBuf::from(path));
-    }
-    if let Some((scheme, _)) = run.split_once("://") {
-        bail!(
-            "--run {run}: `{scheme}://` object stores are not supported by this build; give a \
-             directory (for several machines, a volume they all mount)"
-        );
-    }
-    if run.is_empty() {
-        bail!("--run: empty");
-    }
-    Ok(PathBuf::from(run))
 }
 
 /// One line per event, with no bars: workers run unattended.
@@ -86,7 +83,6 @@ impl Progress for Lines {
 pub fn run(role: Role) -> Result<()> {
     match role {
         Role::Selfplay(a) => {
-            let dir = run_dir(&a.run)?;
             let name = a.name.unwrap_or_else(|| {
                 let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());
                 format!("{host}-{}", std::process::id())
@@ -96,8 +92,11 @@ pub fn run(role: Role) -> Result<()> {
                 games_per_shard: a.games_per_shard.map(|n| n as usize),
                 threads: a.threads,
                 max_shards: a.max_shards,
+                cache_dir: a.cache_dir.unwrap_or_else(|| {
+                    std::env::temp_dir().join(format!("brandubh-worker-{}", std::process::id()))
+                }),
             };
-            let r = run_worker(&dir, &opts, &Lines)?;
+            let r = run_worker(&a.run, &opts, &Lines)?;
             let secs = (r.play_seconds + r.storage_seconds + r.load_seconds).max(1e-9);
             println!(
                 "worker {}: {} shards, {} games, {} positions; {:.0} games/hour; play {:.1} s, \
@@ -115,8 +114,23 @@ pub fn run(role: Role) -> Result<()> {
             Ok(())
         }
         Role::Learn(a) => {
-            let dir = run_dir(&a.run)?;
-            let mut run = open_run(&a.config, &dir)?;
+            let store = RunStore::open(&a.run)?;
+            let mut run = match store.local_dir() {
+                Some(dir) => open_run(&a.config, dir)?,
+                None => {
+                    if store.get("config.toml")?.is_some() {
+                        let n = store.pull("", &a.work_dir)?;
+                        println!(
+                            "{}: fetched {n} files of the run into {}",
+                            store.url(),
+                            a.work_dir.display()
+                        );
+                    }
+                    let mut run = open_run(&a.config, &a.work_dir)?;
+                    run.mirror_to(store)?;
+                    run
+                }
+            };
             run.learn_from_workers(Duration::from_millis(a.poll_ms));
             run.run(&Bars::new())?;
             println!(

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod data;
 pub mod run;
+pub mod store;
 pub mod teacher;
 pub mod trainer;
 pub mod worker;

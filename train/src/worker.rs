@@ -15,10 +15,10 @@
 
 use crate::config::RunConfig;
 use crate::run::{Progress, RunError, RunState, GAME_IDS_PER_ITERATION};
+use crate::store::RunStore;
 use brandubh_rules::{splitmix64, RuleSet};
 use brandubh_selfplay::records::write_shard_named;
 use brandubh_selfplay::{run_selfplay, Evaluator, SelfPlayJob};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -46,6 +46,9 @@ pub struct WorkerOptions {
     pub threads: Option<usize>,
     /// Stop after this many shards (default: run until the run ends).
     pub max_shards: Option<u64>,
+    /// Where a worker on an object store keeps the nets it fetched and
+    /// the shard it is writing (unused for a local run directory).
+    pub cache_dir: PathBuf,
 }
 
 /// What a worker did, for its log and for throughput figures.
@@ -72,27 +75,34 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
 
 /// Reads a run's config and state as a worker sees them: the run must
 /// exist (the learner creates it).
-pub fn read_run(dir: &Path) -> Result<(RunConfig, RunState), RunError> {
-    let cfg_path = dir.join("config.toml");
-    let state_path = dir.join("state.json");
-    if !cfg_path.exists() || !state_path.exists() {
+pub fn read_run(store: &RunStore) -> Result<(RunConfig, RunState), RunError> {
+    let Some(text) = store.get("config.toml")? else {
         return Err(RunError::State(format!(
             "{}: no run here yet; start the learner first (`brandubh worker learn --run {} \
              --config FILE`) or give the run's own directory",
-            dir.display(),
-            dir.display()
+            store.url(),
+            store.url()
         )));
-    }
-    let text = std::fs::read_to_string(&cfg_path).map_err(io(&cfg_path))?;
-    let config = RunConfig::from_toml(&text, &cfg_path.display().to_string())?;
-    let state = read_state(dir)?;
+    };
+    let file = format!("{}/config.toml", store.url());
+    let text = String::from_utf8(text).map_err(|_| RunError::BadFile {
+        path: file.clone().into(),
+        why: "not UTF-8".into(),
+    })?;
+    let config = RunConfig::from_toml(&text, &file)?;
+    let state = read_state(store)?;
     Ok((config, state))
 }
 
-fn read_state(dir: &Path) -> Result<RunState, RunError> {
-    let path = dir.join("state.json");
-    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-    serde_json::from_str(&text).map_err(|x| RunError::BadFile {
+fn read_state(store: &RunStore) -> Result<RunState, RunError> {
+    let path = PathBuf::from(format!("{}/state.json", store.url()));
+    let Some(bytes) = store.get("state.json")? else {
+        return Err(RunError::State(format!(
+            "{}: the run has a config but no state yet; is its learner starting?",
+            store.url()
+        )));
+    };
+    serde_json::from_slice(&bytes).map_err(|x| RunError::BadFile {
         path,
         why: x.to_string(),
     })
@@ -100,39 +110,51 @@ fn read_state(dir: &Path) -> Result<RunState, RunError> {
 
 /// Claims the lowest free slot at or above the number of slots already
 /// taken; returns its number.
-fn claim_slot(dir: &Path, name: &str) -> Result<u64, RunError> {
-    let slots = dir.join("workers");
-    std::fs::create_dir_all(&slots).map_err(io(&slots))?;
-    let taken = std::fs::read_dir(&slots).map_err(io(&slots))?.count() as u64;
+fn claim_slot(store: &RunStore, name: &str) -> Result<u64, RunError> {
+    let taken = store.list("workers")?.len() as u64;
     for n in taken..MAX_SLOTS {
-        let path = slots.join(format!("slot-{n:05}"));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut f) => {
-                let line = serde_json::json!({
-                    "name": name,
-                    "pid": std::process::id(),
-                    "claimed_unix": std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map_or(0, |d| d.as_secs()),
-                });
-                writeln!(f, "{line}")
-                    .and_then(|_| f.sync_all())
-                    .map_err(io(&path))?;
-                brandubh_selfplay::durable::sync_dir(&slots);
-                return Ok(n);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io(&path)(e)),
+        let line = serde_json::json!({
+            "name": name,
+            "pid": std::process::id(),
+            "claimed_unix": std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        });
+        if store.put_new(&format!("workers/slot-{n:05}"), format!("{line}\n").as_bytes())? {
+            return Ok(n);
         }
     }
     Err(RunError::State(format!(
-        "{}: all {MAX_SLOTS} worker slots are taken",
-        slots.display()
+        "{}/workers: all {MAX_SLOTS} worker slots are taken",
+        store.url()
     )))
+}
+
+/// The checkpoint `name` as a local directory: the run's own for a local
+/// store, else fetched whole into `cache` (once).
+fn fetch_checkpoint(store: &RunStore, name: &str, cache: &Path) -> Result<PathBuf, RunError> {
+    if let Some(dir) = store.local_dir() {
+        return Ok(dir.join("checkpoints").join(name));
+    }
+    let local = cache.join("checkpoints").join(name);
+    if local.join("model.json").exists() {
+        return Ok(local);
+    }
+    let prefix = format!("checkpoints/{name}");
+    let mut entries = store.list(&prefix)?;
+    if !entries.iter().any(|e| e.path.ends_with("/model.json")) {
+        return Err(RunError::State(format!(
+            "{}/{prefix}: the run's current net is not in the store",
+            store.url()
+        )));
+    }
+    // model.json last: a kill leaves no directory that looks whole.
+    entries.sort_by_key(|e| e.path.ends_with("/model.json"));
+    for e in entries {
+        let rel = e.path.strip_prefix(&format!("{prefix}/")).unwrap_or(&e.path);
+        store.download(&e.path, &local.join(rel))?;
+    }
+    Ok(local)
 }
 
 /// Removes temporary files that killed workers left in `dir` (an hour
@@ -155,11 +177,12 @@ fn clear_stale_temps(dir: &Path) {
 
 /// Plays shards for the run in `dir` until it ends (or `max_shards`).
 pub fn run_worker(
-    dir: &Path,
+    run: &str,
     opts: &WorkerOptions,
     progress: &dyn Progress,
 ) -> Result<WorkerReport, RunError> {
-    let (config, _) = read_run(dir)?;
+    let store = RunStore::open(run)?;
+    let (config, _) = read_run(&store)?;
     let rules = Arc::new(RuleSet::named(&config.rules)?);
     let threads = match opts.threads.unwrap_or(config.threads) {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -175,7 +198,7 @@ pub fn run_worker(
         )));
     }
     let mut report = WorkerReport {
-        slot: claim_slot(dir, &opts.name)?,
+        slot: claim_slot(&store, &opts.name)?,
         ..WorkerReport::default()
     };
     progress.line(&format!(
@@ -183,7 +206,7 @@ pub fn run_worker(
         opts.name,
         report.slot,
         per_shard,
-        dir.display()
+        store.url()
     ));
     let mut net: Option<(String, Arc<dyn Evaluator>)> = None;
     // Games this slot played for the iteration `slot_iteration`.
@@ -191,7 +214,7 @@ pub fn run_worker(
     let mut slot_games = 0;
     while opts.max_shards.is_none_or(|m| report.shards < m) {
         let t = Instant::now();
-        let state = read_state(dir)?;
+        let state = read_state(&store)?;
         report.storage_seconds += t.elapsed().as_secs_f64();
         if state.iteration >= config.generations {
             progress.line(&format!(
@@ -206,12 +229,12 @@ pub fn run_worker(
             slot_games = 0;
         }
         if slot_games + per_shard > IDS_PER_SLOT {
-            report.slot = claim_slot(dir, &opts.name)?;
+            report.slot = claim_slot(&store, &opts.name)?;
             slot_games = 0;
         }
         if net.as_ref().is_none_or(|(name, _)| *name != state.current) {
             let t = Instant::now();
-            let ckpt = dir.join("checkpoints").join(&state.current);
+            let ckpt = fetch_checkpoint(&store, &state.current, &opts.cache_dir)?;
             let ev = brandubh_model::load_evaluator(&ckpt, &rules)?;
             report.load_seconds += t.elapsed().as_secs_f64();
             progress.line(&format!(
@@ -223,7 +246,13 @@ pub fn run_worker(
             net = Some((state.current.clone(), ev));
         }
         let (net_name, evaluator) = net.as_ref().expect("loaded above");
-        let out_dir: PathBuf = dir.join("selfplay").join(format!("iter-{it:04}"));
+        // A local run's shards are written in place (whole, by rename); an
+        // object store's are written here first, then uploaded.
+        let rel = format!("selfplay/iter-{it:04}");
+        let out_dir: PathBuf = match store.local_dir() {
+            Some(dir) => dir.join(&rel),
+            None => opts.cache_dir.join("outgoing"),
+        };
         std::fs::create_dir_all(&out_dir).map_err(io(&out_dir))?;
         clear_stale_temps(&out_dir);
         let first_id = it as u64 * GAME_IDS_PER_ITERATION
@@ -250,9 +279,17 @@ pub fn run_worker(
         let t = Instant::now();
         let stem = format!("shard-w{:05}-{:06}", report.slot, slot_games / per_shard);
         write_shard_named(&out_dir, &stem, &games)?;
-        let store = t.elapsed().as_secs_f64();
+        if store.local_dir().is_none() {
+            // Positions first, games last: the games file is the shard.
+            for kind in ["positions", "games"] {
+                let file = out_dir.join(format!("{stem}.{kind}.parquet"));
+                store.upload(&file, &format!("{rel}/{stem}.{kind}.parquet"))?;
+                let _ = std::fs::remove_file(&file);
+            }
+        }
+        let store_secs = t.elapsed().as_secs_f64();
         report.play_seconds += play;
-        report.storage_seconds += store;
+        report.storage_seconds += store_secs;
         report.shards += 1;
         report.games += games.len() as u64;
         report.positions += games.iter().map(|g| g.positions.len() as u64).sum::<u64>();
@@ -262,7 +299,7 @@ pub fn run_worker(
              written in {:.0} ms",
             opts.name,
             games.len(),
-            store * 1000.0
+            store_secs * 1000.0
         ));
     }
     Ok(report)

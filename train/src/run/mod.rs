@@ -129,6 +129,8 @@ pub enum RunError {
     Evaluator(#[from] brandubh_model::LoadEvaluatorError),
     #[error(transparent)]
     Teacher(#[from] crate::teacher::TeacherError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     /// A file or directory that cannot be read or written.
     #[error("{}: {source}", path.display())]
     Io {
@@ -175,6 +177,9 @@ pub struct Run {
     /// Self-play comes from worker processes (`brandubh worker selfplay`):
     /// the self-play phase waits for their shards instead of playing.
     workers: Option<std::time::Duration>,
+    /// The object store this run is shared through, when its directory is
+    /// a learner's working copy (see `mirror_to`).
+    mirror: Option<crate::store::RunStore>,
 }
 
 /// Self-play game ids of iteration `it` start at `it` times this.
@@ -285,7 +290,18 @@ impl Run {
             state,
             threads,
             workers: None,
+            mirror: None,
         })
+    }
+
+    /// Shares the run through `store`, whose copy this directory is: the
+    /// workers' shards are fetched from it, and every finished iteration
+    /// (checkpoints, then records, then the state) is published to it,
+    /// starting now.
+    pub fn mirror_to(&mut self, store: crate::store::RunStore) -> Result<(), RunError> {
+        store.publish(&self.dir)?;
+        self.mirror = Some(store);
+        Ok(())
     }
 
     /// Takes self-play games from worker processes from now on, looking
@@ -499,6 +515,9 @@ impl Run {
                     r.elo, r.ci95, table.anchor
                 ));
             }
+        }
+        if let Some(store) = &self.mirror {
+            store.publish(&self.dir)?;
         }
         Ok(())
     }

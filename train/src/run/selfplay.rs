@@ -162,6 +162,9 @@ impl Run {
         let mut counted = std::collections::HashSet::new();
         let mut have = 0;
         loop {
+            if let Some(store) = &self.mirror {
+                store.pull(&format!("selfplay/iter-{it:04}"), &self.dir)?;
+            }
             for p in list_shards(&dir) {
                 if !counted.insert(p.clone()) {
                     continue;
