@@ -77,7 +77,9 @@ fn the_manifests_validate() {
         .args(manifests())
         .output()
     else {
-        eprintln!("kubernetes-validate is not installed (pip install kubernetes-validate): skipped");
+        eprintln!(
+            "kubernetes-validate is not installed (pip install kubernetes-validate): skipped"
+        );
         return;
     };
     assert!(
@@ -91,7 +93,10 @@ fn the_manifests_validate() {
 #[test]
 fn the_dockerfile_copies_what_exists() {
     let text = std::fs::read_to_string(Path::new(ROOT).join("deploy/Dockerfile")).unwrap();
-    for line in text.lines().filter(|l| l.starts_with("COPY --from=build /src/")) {
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("COPY --from=build /src/"))
+    {
         let src = line.split_whitespace().nth(2).unwrap();
         let rel = src.strip_prefix("/src/").unwrap();
         if rel != "target/release/brandubh" {

@@ -119,7 +119,11 @@ fn workers_and_a_learner_share_a_run_through_s3() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(err.contains(named), "{run}: {err}");
-        assert!(t.elapsed() < Duration::from_secs(60), "{run}: took {:?}", t.elapsed());
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "{run}: took {:?}",
+            t.elapsed()
+        );
     }
 
     let closed = TcpListener::bind("127.0.0.1:0")
@@ -135,7 +139,11 @@ fn workers_and_a_learner_share_a_run_through_s3() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("cannot reach the store"), "{err}");
-    assert!(t.elapsed() < Duration::from_secs(60), "took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(60),
+        "took {:?}",
+        t.elapsed()
+    );
 
     let mut learner = brandubh(
         &[
@@ -162,11 +170,16 @@ fn workers_and_a_learner_share_a_run_through_s3() {
     let store = RunStore::open(url).unwrap();
     let deadline = Instant::now() + Duration::from_secs(600);
     while store.get("state.json").unwrap().is_none() {
-        assert!(Instant::now() < deadline, "the learner never published the run");
+        assert!(
+            Instant::now() < deadline,
+            "the learner never published the run"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let cache = tmp.join("cache");
-    let mut workers: Vec<Child> = (0..2).map(|i| worker(url, &cache, port, &format!("w{i}"))).collect();
+    let mut workers: Vec<Child> = (0..2)
+        .map(|i| worker(url, &cache, port, &format!("w{i}")))
+        .collect();
     let mut started = 2;
     let mut kills = 0;
     let mut seed = 0x5335_u64;
@@ -205,7 +218,11 @@ fn workers_and_a_learner_share_a_run_through_s3() {
     let gens = String::from_utf8(store.get("generations.jsonl").unwrap().unwrap()).unwrap();
     let its: Vec<u64> = gens
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["iteration"].as_u64().unwrap())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["iteration"]
+                .as_u64()
+                .unwrap()
+        })
         .collect();
     assert_eq!(its, vec![1, 2]);
     let current = state["current"].as_str().unwrap();
@@ -225,7 +242,10 @@ fn workers_and_a_learner_share_a_run_through_s3() {
     let mut ids = BTreeSet::new();
     for s in &shards {
         let positions = s.replace(".games.parquet", ".positions.parquet");
-        assert!(store.download(&positions, &check.join(&positions)).unwrap(), "{positions}");
+        assert!(
+            store.download(&positions, &check.join(&positions)).unwrap(),
+            "{positions}"
+        );
         assert!(store.download(s, &check.join(s)).unwrap());
         for g in brandubh_selfplay::read_shard(&check.join(s)).unwrap() {
             assert!(ids.insert(g.game_id), "game {} twice", g.game_id);
@@ -234,7 +254,10 @@ fn workers_and_a_learner_share_a_run_through_s3() {
     // Iteration 2 trained on every shard of iteration 1 that was there
     // when it began (see tests/workers.rs for the margin).
     let window: serde_json::Value = serde_json::from_slice(
-        &store.get("selfplay/iter-0002.window.json").unwrap().unwrap(),
+        &store
+            .get("selfplay/iter-0002.window.json")
+            .unwrap()
+            .unwrap(),
     )
     .unwrap();
     let listed: BTreeSet<String> = window["shards"]
@@ -243,9 +266,18 @@ fn workers_and_a_learner_share_a_run_through_s3() {
         .iter()
         .map(|s| s.as_str().unwrap().to_string())
         .collect();
-    let in_one = shards.iter().filter(|s| s.starts_with("selfplay/iter-0001/")).count();
-    let trained = listed.iter().filter(|s| s.starts_with("selfplay/iter-0001/")).count();
-    assert!(trained + 1 >= in_one, "{trained} of {in_one} shards of iteration 1 trained on");
+    let in_one = shards
+        .iter()
+        .filter(|s| s.starts_with("selfplay/iter-0001/"))
+        .count();
+    let trained = listed
+        .iter()
+        .filter(|s| s.starts_with("selfplay/iter-0001/"))
+        .count();
+    assert!(
+        trained + 1 >= in_one,
+        "{trained} of {in_one} shards of iteration 1 trained on"
+    );
     drop(moto);
     std::fs::remove_dir_all(&tmp).ok();
 }

@@ -118,7 +118,11 @@ pub fn run(role: Role) -> Result<()> {
             let mut run = match store.local_dir() {
                 Some(dir) => open_run(&a.config, dir)?,
                 None => {
-                    if store.get("config.toml")?.is_some() {
+                    // The working copy is the learner's own and never
+                    // behind the store (it publishes after writing), so the
+                    // run is fetched only into an empty one.
+                    let fresh = !a.work_dir.join("config.toml").exists();
+                    if fresh && store.get("config.toml")?.is_some() {
                         let n = store.pull("", &a.work_dir)?;
                         println!(
                             "{}: fetched {n} files of the run into {}",

@@ -345,10 +345,10 @@ mod remote {
 
     use super::Entry;
     use futures::TryStreamExt;
-    use object_store::aws::AmazonS3Builder;
+    use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
     use object_store::path::Path as ObjectPath;
     use object_store::prefix::PrefixStore;
-    use object_store::{ClientOptions, ObjectStore, PutMode, PutOptions, RetryConfig};
+    use object_store::{ClientConfigKey, ObjectStore, PutMode, PutOptions, RetryConfig};
     use std::sync::Arc;
     use std::time::Duration;
 
@@ -367,13 +367,15 @@ mod remote {
             if bucket.is_empty() {
                 return Err("no bucket named".into());
             }
+            // Timeouts set key by key: `with_client_options` would drop
+            // what the environment set (`AWS_ALLOW_HTTP`, say).
             let s3 = AmazonS3Builder::from_env()
                 .with_bucket_name(bucket)
-                .with_client_options(
-                    ClientOptions::new()
-                        .with_connect_timeout(Duration::from_secs(5))
-                        .with_timeout(Duration::from_secs(60)),
+                .with_config(
+                    AmazonS3ConfigKey::Client(ClientConfigKey::ConnectTimeout),
+                    "5s",
                 )
+                .with_config(AmazonS3ConfigKey::Client(ClientConfigKey::Timeout), "60s")
                 .with_retry(RetryConfig {
                     max_retries: 3,
                     retry_timeout: Duration::from_secs(20),

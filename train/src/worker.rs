@@ -120,7 +120,10 @@ fn claim_slot(store: &RunStore, name: &str) -> Result<u64, RunError> {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
         });
-        if store.put_new(&format!("workers/slot-{n:05}"), format!("{line}\n").as_bytes())? {
+        if store.put_new(
+            &format!("workers/slot-{n:05}"),
+            format!("{line}\n").as_bytes(),
+        )? {
             return Ok(n);
         }
     }
@@ -151,7 +154,10 @@ fn fetch_checkpoint(store: &RunStore, name: &str, cache: &Path) -> Result<PathBu
     // model.json last: a kill leaves no directory that looks whole.
     entries.sort_by_key(|e| e.path.ends_with("/model.json"));
     for e in entries {
-        let rel = e.path.strip_prefix(&format!("{prefix}/")).unwrap_or(&e.path);
+        let rel = e
+            .path
+            .strip_prefix(&format!("{prefix}/"))
+            .unwrap_or(&e.path);
         store.download(&e.path, &local.join(rel))?;
     }
     Ok(local)

@@ -182,6 +182,12 @@ impl Run {
             }
             std::thread::sleep(poll);
         }
+        // Shards of earlier iterations that landed after their iteration
+        // ended (from workers that read the state just before) are fetched
+        // too, so the training window sees every shard there is now.
+        if let Some(store) = &self.mirror {
+            store.pull("selfplay", &self.dir)?;
+        }
         progress.done();
         Ok(())
     }
