@@ -8,9 +8,11 @@ use std::process::Command;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+/// Both sets of manifests: a shared volume (`k8s`) and S3 (`k8s-s3`).
 fn manifests() -> Vec<std::path::PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(Path::new(ROOT).join("deploy/k8s"))
-        .unwrap()
+    let mut v: Vec<_> = ["deploy/k8s", "deploy/k8s-s3"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(Path::new(ROOT).join(d)).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
         .collect();
