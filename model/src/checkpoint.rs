@@ -116,7 +116,28 @@ impl From<&NetConfig> for NetShape {
     }
 }
 
+/// The largest nets a checkpoint or run config may declare: far above
+/// anything trained here, and small enough that building one never
+/// exhausts memory.
+pub const MAX_CHANNELS: usize = 512;
+pub const MAX_BLOCKS: usize = 64;
+pub const MAX_VALUE_HIDDEN: usize = 4096;
+
 impl NetShape {
+    /// Every size within its bound (channels and the value head at least 1).
+    pub fn check(&self) -> Result<(), String> {
+        for (key, v, lo, hi) in [
+            ("channels", self.channels, 1, MAX_CHANNELS),
+            ("blocks", self.blocks, 0, MAX_BLOCKS),
+            ("value_hidden", self.value_hidden, 1, MAX_VALUE_HIDDEN),
+        ] {
+            if !(lo..=hi).contains(&v) {
+                return Err(format!("net.{key} = {v}: must be within {lo}..={hi}"));
+            }
+        }
+        Ok(())
+    }
+
     pub fn config(&self) -> NetConfig {
         NetConfig::new()
             .with_channels(self.channels)
@@ -164,6 +185,38 @@ fn weights_hash(bytes: &[u8]) -> Result<String, String> {
         h.update(view.data());
     }
     Ok(hex(&h.finalize()))
+}
+
+/// The net shape the weights themselves hold (the stem's channels, the
+/// residual blocks, the value head's width), so that a model.json that
+/// declares another shape is refused before a net of that shape is built.
+fn weights_shape(bytes: &[u8]) -> Result<NetShape, String> {
+    let st = safetensors::SafeTensors::deserialize(bytes)
+        .map_err(|e| format!("not a valid safetensors file: {e}"))?;
+    let dim0 = |name: &str| {
+        st.tensor(name)
+            .ok()
+            .and_then(|t| t.shape().first().copied())
+            .ok_or_else(|| format!("no tensor `{name}`"))
+    };
+    let blocks = st
+        .names()
+        .iter()
+        .filter_map(|n| {
+            n.strip_prefix("blocks.")?
+                .split('.')
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .map(|i| i + 1)
+        .max()
+        .unwrap_or(0);
+    Ok(NetShape {
+        channels: dim0("stem.conv.weight")?,
+        blocks,
+        value_hidden: dim0("value_fc1.bias")?,
+    })
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -256,6 +309,9 @@ pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
             why: "content_hash must be 64 hexadecimal digits (the SHA-256 of the weights)".into(),
         });
     }
+    if let Err(why) = meta.net.check() {
+        return Err(CheckpointError::Invalid { path, why });
+    }
     if meta.encoding_version != ENCODING_VERSION {
         return Err(CheckpointError::Invalid {
             path,
@@ -301,6 +357,26 @@ pub fn load(
                 "corrupted: its weights hash to {}…, model.json expects {}…",
                 &hash[..12],
                 meta.model_id()
+            ),
+        });
+    }
+    let held = weights_shape(&bytes).map_err(|why| CheckpointError::Invalid {
+        path: wpath.clone(),
+        why,
+    })?;
+    if held != meta.net {
+        let s = |n: &NetShape| {
+            format!(
+                "{}×{} (value head {})",
+                n.channels, n.blocks, n.value_hidden
+            )
+        };
+        return Err(CheckpointError::Invalid {
+            path: dir.join(META),
+            why: format!(
+                "declares a {} net, but the weights hold a {} one",
+                s(&meta.net),
+                s(&held)
             ),
         });
     }

@@ -153,12 +153,22 @@ fn bad_checkpoints_are_refused_with_reasons() {
     let json = std::fs::read_to_string(&m).unwrap();
     std::fs::write(&m, &json[..json.len() / 2]).unwrap();
     assert!(err(&dir, &r).contains("malformed metadata"));
+    // A shape other than the weights' is refused before a net of that
+    // shape is built; an absurd one before the weights are read (the
+    // mutation fuzzer found that one building a net until memory ran out).
     std::fs::write(&m, json.replace("\"channels\": 8", "\"channels\": 16")).unwrap();
     let e = err(&dir, &r);
     assert!(
-        e.contains("do not fit") || e.contains("cannot read weights"),
+        e.contains("declares a 16×1") && e.contains("hold a 8×1"),
         "{e}"
     );
+    std::fs::write(
+        &m,
+        json.replace("\"channels\": 8", "\"channels\": 4294967295"),
+    )
+    .unwrap();
+    let e = err(&dir, &r);
+    assert!(e.contains("net.channels = 4294967295"), "{e}");
     std::fs::write(
         &m,
         json.replace("\"encoding_version\": 1", "\"encoding_version\": 9"),

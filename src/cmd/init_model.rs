@@ -14,12 +14,12 @@ pub struct Args {
     /// Net config (JSON written by burn's Config, e.g. {"channels":64,"blocks":4,"value_hidden":64}).
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Trunk channels (when no --config).
-    #[arg(long, default_value_t = 32)]
-    channels: usize,
-    /// Residual blocks (when no --config).
-    #[arg(long, default_value_t = 2)]
-    blocks: usize,
+    /// Trunk channels (when no --config), 1 to 512.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..=512))]
+    channels: u16,
+    /// Residual blocks (when no --config), 0 to 64.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(0..=64))]
+    blocks: u16,
     /// Seed of the random initialisation.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -54,9 +54,15 @@ pub fn run(a: Args) -> Result<()> {
                 .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
         }
         None => NetConfig::new()
-            .with_channels(a.channels)
-            .with_blocks(a.blocks),
+            .with_channels(a.channels as usize)
+            .with_blocks(a.blocks as usize),
     };
+    if let Err(why) = brandubh_model::NetShape::from(&config).check() {
+        match &a.config {
+            Some(p) => bail!("{}: {why}", p.display()),
+            None => bail!("{why}"),
+        }
+    }
     let device = Device::flex();
     device.seed(a.seed);
     let net = config.init(&device);

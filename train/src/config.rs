@@ -99,9 +99,15 @@ impl RunConfig {
     pub fn check(&self) -> Result<(), ConfigError> {
         self.selfplay.check().map_err(|e| e.within("selfplay"))?;
         let n = &self.net;
-        in_range("net.channels", n.channels as f64, 1.0, 512.0)?;
-        in_range("net.blocks", n.blocks as f64, 0.0, 64.0)?;
-        in_range("net.value_hidden", n.value_hidden as f64, 1.0, 4096.0)?;
+        use brandubh_model::checkpoint::{MAX_BLOCKS, MAX_CHANNELS, MAX_VALUE_HIDDEN};
+        in_range("net.channels", n.channels as f64, 1.0, MAX_CHANNELS as f64)?;
+        in_range("net.blocks", n.blocks as f64, 0.0, MAX_BLOCKS as f64)?;
+        in_range(
+            "net.value_hidden",
+            n.value_hidden as f64,
+            1.0,
+            MAX_VALUE_HIDDEN as f64,
+        )?;
         let t = &self.train;
         in_range("train.lr", t.lr, 1e-7, 10.0)?;
         in_range("train.lr_final", t.lr_final, 0.0, 10.0)?;
