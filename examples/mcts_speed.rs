@@ -88,6 +88,7 @@ fn main() {
                         millis: None,
                         batch: *batch,
                         threads: *workers,
+                        verify: 0.0,
                     },
                     ev.clone(),
                     rep as u64,

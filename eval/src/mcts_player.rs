@@ -35,6 +35,9 @@ pub const CACHE_POSITIONS: usize = 200_000;
 /// Simulations when the spec names neither `sims` nor `ms`.
 pub const DEFAULT_SIMS: u32 = 400;
 
+/// The transposition table of the `verify` alpha-beta check, in MB.
+const VERIFY_TT_MB: usize = 16;
+
 /// The simulation limit of a player limited by `sims` and/or `millis`:
 /// `sims`, or `DEFAULT_SIMS` when neither limit is given.
 pub fn sims_limit(sims: Option<u32>, millis: Option<u64>) -> Option<u32> {
@@ -58,6 +61,11 @@ pub struct MctsSettings {
     pub batch: usize,
     /// Threads evaluating (all cores by default).
     pub threads: usize,
+    /// The share of a timed move's budget kept for an alpha-beta check of
+    /// the move the search chose (0 = none; `verify=F` in a spec): a move
+    /// after which the opponent wins by force, within the depth alpha-beta
+    /// reaches, gives way to the most visited move that does not lose.
+    pub verify: f32,
 }
 
 /// What the last search did, for `analyze` and time accounting.
@@ -99,6 +107,8 @@ pub struct MctsPlayer {
     /// Measured simulations per second, to size Gumbel's schedule under a
     /// time limit.
     sims_per_sec: f64,
+    /// The alpha-beta search of `verify`, made on first use.
+    verifier: Option<crate::Searcher>,
     pub last: Option<MctsReport>,
 }
 
@@ -148,8 +158,79 @@ impl MctsPlayer {
             tree: None,
             batch_secs: 0.0,
             sims_per_sec: 0.0,
+            verifier: None,
             last: None,
         }
+    }
+
+    /// Searches with `budget` (or the settings' time), then, with `verify`
+    /// on and a time to share, checks the chosen move with alpha-beta.
+    fn search_and_verify(&mut self, game: &Game, budget: Option<Duration>) -> Move {
+        let budget = budget.or(self.settings.millis.map(Duration::from_millis));
+        let share = self.settings.verify as f64;
+        let Some(total) = budget.filter(|_| share > 0.0) else {
+            return self.search(game, budget).best;
+        };
+        let start = Instant::now();
+        self.search(game, Some(total.mul_f64(1.0 - share)));
+        let left = total.saturating_sub(start.elapsed());
+        self.verify(game, left)
+    }
+
+    /// The most visited of the search's moves that alpha-beta does not
+    /// prove lost within `time` (up to four tried, the first given half of
+    /// it); the search's own choice when every one tried loses.
+    fn verify(&mut self, game: &Game, time: Duration) -> Move {
+        let report = self.last.as_ref().expect("searched just before");
+        let chosen = report.best;
+        let mut moves: Vec<(Move, u32)> = report
+            .moves
+            .iter()
+            .filter(|m| m.visits > 0)
+            .map(|m| (m.mv, m.visits))
+            .collect();
+        moves.sort_by_key(|m| std::cmp::Reverse(m.1));
+        if let Some(i) = moves.iter().position(|m| m.0 == chosen) {
+            let m = moves.remove(i);
+            moves.insert(0, m);
+        }
+        moves.truncate(4);
+        let rules = self.rules.clone();
+        let searcher = self.verifier.get_or_insert_with(|| {
+            crate::Searcher::new(rules, crate::EvalWeights::default(), VERIFY_TT_MB)
+        });
+        let start = Instant::now();
+        for (k, &(mv, _)) in moves.iter().enumerate() {
+            let left = time.saturating_sub(start.elapsed());
+            let slice = if k == 0 {
+                left / 2
+            } else {
+                left / (moves.len() - k) as u32
+            };
+            if slice < Duration::from_millis(1) {
+                break;
+            }
+            let mut after = game.clone();
+            if after.play(mv).is_err() {
+                continue;
+            }
+            if after.is_over() {
+                return mv;
+            }
+            let r = searcher.search(
+                &after,
+                crate::Limits {
+                    depth: None,
+                    nodes: None,
+                    millis: Some(slice.as_millis().max(1) as u64),
+                },
+            );
+            // The opponent's score: a proven win for them means this loses.
+            if r.score < crate::search::WIN_BOUND {
+                return mv;
+            }
+        }
+        chosen
     }
 
     /// Replaces the simulation and time limits (see `sims_limit`).
@@ -316,13 +397,13 @@ impl crate::Player for MctsPlayer {
     fn choose(&mut self, game: &Game) -> Move {
         match only_move(game) {
             Some(mv) => mv,
-            None => self.search(game, None).best,
+            None => self.search_and_verify(game, None),
         }
     }
     fn choose_clocked(&mut self, game: &Game, clock: &GameClock) -> Move {
         match only_move(game) {
             Some(mv) => mv,
-            None => self.search(game, Some(clock.budget())).best,
+            None => self.search_and_verify(game, Some(clock.budget())),
         }
     }
     fn analyse_lines(&mut self, game: &Game, time: Duration, n: usize) -> Vec<(Vec<Move>, f64)> {

@@ -278,6 +278,7 @@ fn keys_of(kind: &str) -> Option<&'static [(&'static str, KeyKind)]> {
             ("fpu", Float(0.0, 2.0)),
             ("vloss", Float(0.0, 2.0)),
             ("forks", Int(0, 1)),
+            ("verify", Float(0.0, 0.9)),
         ],
         _ => return None,
     })
@@ -309,7 +310,9 @@ impl PlayerSpec {
     ///   `sims`), `threads=N` evaluating (default all cores), and the MCTS
     ///   settings `cpuct=F`, `fpu=F`, `gumbel=0|1`, `vloss=F`, `forks=0|1`
     ///   (count a king's escape fork as won: `escape_forks`) (defaults:
-    ///   `MctsConfig::default()`).
+    ///   `MctsConfig::default()`), and `verify=F` (with `ms=T` or a clock:
+    ///   keep this share of each move's time for an alpha-beta check that
+    ///   the chosen move does not lose by force; default 0).
     /// - `otep:COMMAND LINE`: an external OpenTafl Engine Protocol engine,
     ///   the rest of the spec its command line (split at whitespace; a
     ///   first word `brandubh` is this program).
@@ -429,6 +432,7 @@ impl PlayerSpec {
                 || std::thread::available_parallelism().map_or(1, |n| n.get()),
                 |t| t as usize,
             ),
+            verify: self.float("verify").unwrap_or(0.0),
         }
     }
 

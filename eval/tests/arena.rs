@@ -166,6 +166,8 @@ fn bad_specs_are_refused() {
         "mcts:cpuct=x",
         "mcts:fpu=3",
         "mcts:gumbel=2",
+        "mcts:verify=0.95",
+        "mcts:verify=-0.1",
     ] {
         assert!(PlayerSpec::parse(spec).is_err(), "{spec}");
     }
@@ -183,6 +185,14 @@ fn bad_specs_are_refused() {
     assert!(
         !m.cfg.win_in_one || m.cfg.loss_in_one,
         "documented defaults"
+    );
+    let m = PlayerSpec::parse("mcts:ms=50,verify=0.3")
+        .unwrap()
+        .mcts_settings();
+    assert_eq!(m.verify, 0.3);
+    assert_eq!(
+        PlayerSpec::parse("mcts").unwrap().mcts_settings().verify,
+        0.0
     );
     // With no limit, the default simulations; batches no larger than sims/32.
     let m = PlayerSpec::parse("mcts").unwrap().mcts_settings();
@@ -260,5 +270,23 @@ fn balanced_openings_stay_near_the_start_score() {
             .map(|t| t.parse::<MoveRecord>().unwrap().mv)
             .collect();
         assert_eq!(played, kept);
+    }
+}
+
+/// An MCTS player that checks its moves with alpha-beta (`verify`) plays
+/// legal moves, whichever of its candidates the check settles on.
+#[test]
+fn a_verified_mcts_player_plays_legal_games() {
+    let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
+    let spec = PlayerSpec::parse("mcts:ms=30,sims=8,verify=0.5,threads=1").unwrap();
+    let mut player = spec.build(&rules, 3).unwrap();
+    let mut game = brandubh_rules::Game::new(rules.clone());
+    for _ in 0..12 {
+        if game.is_over() {
+            break;
+        }
+        let mv = player.choose(&game);
+        assert!(game.legal_moves().contains(&mv), "{mv}");
+        game.play(mv).unwrap();
     }
 }

@@ -21,7 +21,7 @@ use tt::{Bound, TranspositionTable};
 /// A won position's score at the root; a win found `n` plies deep scores
 /// `WIN - n`, so shorter wins are preferred.
 pub const WIN: i32 = 30_000;
-const WIN_BOUND: i32 = WIN - 1_000;
+pub(crate) const WIN_BOUND: i32 = WIN - 1_000;
 /// Plies of threat extension allowed on one path below the horizon.
 const EXTENSIONS: u32 = 2;
 /// Null-move pruning: the least remaining depth, and the reduction.
