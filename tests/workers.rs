@@ -132,6 +132,18 @@ fn workers_killed_at_random_and_restarted_feed_the_learner() {
             );
         }
     }
+    // Workers picked up the promoted net between shards: iteration 2's
+    // games (played once the state named gen-0001) are all by gen-0001.
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("checkpoints/gen-0001/model.json")).unwrap(),
+    )
+    .unwrap();
+    let gen1 = &meta["content_hash"].as_str().unwrap()[..12];
+    for s in all.iter().filter(|s| s.starts_with("selfplay/iter-0002")) {
+        for g in brandubh_selfplay::read_shard(&dir.join(s)).unwrap() {
+            assert_eq!(g.model_id, gen1, "{}", s.display());
+        }
+    }
     // Slots are never shared: one per worker process that got to claim one.
     let slots = std::fs::read_dir(dir.join("workers")).unwrap().count();
     assert!(slots <= started, "{slots} slots for {started} workers");
