@@ -138,10 +138,14 @@ fn training_record(model: &Path, generation: u32) -> serde_json::Value {
         .get("ratings")
         .and_then(|p| p.as_array())
         .and_then(|ps| {
+            // A net is rated under its model id now, under its path in
+            // older runs: either spelling of this generation matches.
+            let is_this = |n: &str| n.contains(&format!("{name},")) || n.ends_with(&name);
             ps.iter().find(|p| {
-                p["player"]
-                    .as_str()
-                    .is_some_and(|n| n.contains(&format!("{name},")) || n.ends_with(&name))
+                p["player"].as_str().is_some_and(is_this)
+                    || p["specs"]
+                        .as_array()
+                        .is_some_and(|s| s.iter().filter_map(|x| x.as_str()).any(is_this))
             })
         })
         .cloned();
