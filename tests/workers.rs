@@ -4,7 +4,8 @@
 //! every shard is whole and readable, no game is written twice, and the
 //! shards written before the last training began were trained on.
 
-use brandubh_rules::splitmix64;
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -71,37 +72,12 @@ fn workers_killed_at_random_and_restarted_feed_the_learner() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let mut workers: Vec<Child> = (0..2).map(|i| worker(&dir, &format!("w{i}"))).collect();
-    let mut started = 2;
-    let mut kills = 0;
-    let mut seed = 0x3a7e_u64;
-    loop {
-        if let Some(status) = learner.try_wait().unwrap() {
-            assert!(status.success(), "the learner failed: {status}");
-            break;
-        }
-        assert!(Instant::now() < deadline, "the run did not finish in time");
-        seed = splitmix64(seed);
-        std::thread::sleep(Duration::from_millis(100 + seed % 700));
-        // Kill one worker (SIGKILL) and start another in its place.
-        let k = (seed >> 32) as usize % workers.len();
-        workers[k].kill().unwrap();
-        workers[k].wait().unwrap();
-        kills += 1;
-        workers[k] = worker(&dir, &format!("w{started}"));
-        started += 1;
-    }
-    // The run is over: the workers see it and stop on their own.
-    for mut w in workers {
-        let t = Instant::now();
-        while w.try_wait().unwrap().is_none() {
-            if t.elapsed() > Duration::from_secs(60) {
-                w.kill().ok();
-                panic!("a worker did not stop when the run ended");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
+    // Workers killed and replaced at random; when the run is over, the
+    // last ones see it and stop on their own.
+    let (kills, started) =
+        common::churn_workers(&mut learner, deadline, 0x3a7e, (100, 700), &mut |name| {
+            worker(&dir, name)
+        });
     assert!(kills >= 3, "only {kills} kills");
 
     // Each generation recorded once, with at least the config's games.

@@ -168,12 +168,16 @@ pub enum CheckpointError {
     },
 }
 
+/// A weights file's tensors; a file that is not valid safetensors is an
+/// error.
+fn read_tensors(bytes: &[u8]) -> Result<safetensors::SafeTensors<'_>, String> {
+    safetensors::SafeTensors::deserialize(bytes)
+        .map_err(|e| format!("not a valid safetensors file: {e}"))
+}
+
 /// SHA-256 over the tensors in name order (name, dtype, shape, data): the
 /// same weights give the same hash whatever order the file lists them in.
-/// A file that is not valid safetensors is an error.
-fn weights_hash(bytes: &[u8]) -> Result<String, String> {
-    let st = safetensors::SafeTensors::deserialize(bytes)
-        .map_err(|e| format!("not a valid safetensors file: {e}"))?;
+fn weights_hash(st: &safetensors::SafeTensors) -> String {
     let mut tensors = st.tensors();
     tensors.sort_by(|a, b| a.0.cmp(&b.0));
     let mut h = Sha256::new();
@@ -184,15 +188,13 @@ fn weights_hash(bytes: &[u8]) -> Result<String, String> {
         h.update((view.data().len() as u64).to_le_bytes());
         h.update(view.data());
     }
-    Ok(hex(&h.finalize()))
+    hex(&h.finalize())
 }
 
 /// The net shape the weights themselves hold (the stem's channels, the
 /// residual blocks, the value head's width), so that a model.json that
 /// declares another shape is refused before a net of that shape is built.
-fn weights_shape(bytes: &[u8]) -> Result<NetShape, String> {
-    let st = safetensors::SafeTensors::deserialize(bytes)
-        .map_err(|e| format!("not a valid safetensors file: {e}"))?;
+fn weights_shape(st: &safetensors::SafeTensors) -> Result<NetShape, String> {
     let dim0 = |name: &str| {
         st.tensor(name)
             .ok()
@@ -262,10 +264,12 @@ pub fn save(
         rules_hash: format!("{:016x}", rules.hash),
         step,
         generation,
-        content_hash: weights_hash(&bytes).map_err(|why| CheckpointError::Invalid {
-            path: dir.join(WEIGHTS),
-            why,
-        })?,
+        content_hash: weights_hash(&read_tensors(&bytes).map_err(|why| {
+            CheckpointError::Invalid {
+                path: dir.join(WEIGHTS),
+                why,
+            }
+        })?),
         provenance: provenance.into(),
     };
     write_atomic(&dir.join(WEIGHTS), &bytes)?;
@@ -346,10 +350,11 @@ pub fn load(
         path: wpath.clone(),
         why: e.to_string(),
     })?;
-    let hash = weights_hash(&bytes).map_err(|why| CheckpointError::Invalid {
+    let tensors = read_tensors(&bytes).map_err(|why| CheckpointError::Invalid {
         path: wpath.clone(),
         why: format!("corrupted: {why}"),
     })?;
+    let hash = weights_hash(&tensors);
     if hash != meta.content_hash {
         return Err(CheckpointError::Invalid {
             path: wpath,
@@ -360,7 +365,7 @@ pub fn load(
             ),
         });
     }
-    let held = weights_shape(&bytes).map_err(|why| CheckpointError::Invalid {
+    let held = weights_shape(&tensors).map_err(|why| CheckpointError::Invalid {
         path: wpath.clone(),
         why,
     })?;

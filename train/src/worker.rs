@@ -14,7 +14,7 @@
 //! run without the workers talking to each other.
 
 use crate::config::RunConfig;
-use crate::run::{Progress, RunError, RunState, GAME_IDS_PER_ITERATION};
+use crate::run::{io, Progress, RunError, RunState, GAME_IDS_PER_ITERATION};
 use crate::store::RunStore;
 use brandubh_rules::{splitmix64, RuleSet};
 use brandubh_selfplay::records::write_shard_named;
@@ -66,16 +66,9 @@ pub struct WorkerReport {
     pub load_seconds: f64,
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
-    move |source| RunError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-/// Reads a run's config and state as a worker sees them: the run must
-/// exist (the learner creates it).
-pub fn read_run(store: &RunStore) -> Result<(RunConfig, RunState), RunError> {
+/// Reads a run's config as a worker sees it: the run must exist (the
+/// learner creates it).
+pub fn read_config(store: &RunStore) -> Result<RunConfig, RunError> {
     let Some(text) = store.get("config.toml")? else {
         return Err(RunError::State(format!(
             "{}: no run here yet; start the learner first (`brandubh worker learn --run {} \
@@ -89,9 +82,7 @@ pub fn read_run(store: &RunStore) -> Result<(RunConfig, RunState), RunError> {
         path: file.clone().into(),
         why: "not UTF-8".into(),
     })?;
-    let config = RunConfig::from_toml(&text, &file)?;
-    let state = read_state(store)?;
-    Ok((config, state))
+    Ok(RunConfig::from_toml(&text, &file)?)
 }
 
 fn read_state(store: &RunStore) -> Result<RunState, RunError> {
@@ -188,7 +179,7 @@ pub fn run_worker(
     progress: &dyn Progress,
 ) -> Result<WorkerReport, RunError> {
     let store = RunStore::open(run)?;
-    let (config, _) = read_run(&store)?;
+    let config = read_config(&store)?;
     let rules = Arc::new(RuleSet::named(&config.rules)?);
     let threads = match opts.threads.unwrap_or(config.threads) {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),

@@ -151,7 +151,7 @@ pub enum RunError {
 }
 
 /// Maps an I/O error on `path` to a `RunError` naming it.
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     move |source| RunError::Io {
         path: path.to_path_buf(),
         source,
