@@ -1,35 +1,20 @@
 //! The same split run as `tests/workers.rs`, shared through an S3 server
-//! on loopback (moto's, started by the test): the learner keeps a working
-//! copy, the workers only the store. Needs a build with `--features s3`
-//! and `moto_server` (`pip install 'moto[server]'`), hence ignored by
-//! default:
-//!   cargo test --release --features s3 --test workers_s3 -- --ignored
+//! on loopback: s3s-fs (an S3 server over a directory, from crates.io),
+//! run in this test's process with signed requests checked. The learner
+//! keeps a working copy, the workers only the store. Part of the default
+//! run; a build with `--no-default-features` (no `s3`) leaves it out.
 #![cfg(feature = "s3")]
 
 mod common;
 
 use brandubh_train::store::RunStore;
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const TINY_RUN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-run.toml");
-
-/// A moto S3 server on a free loopback port, stopped when dropped.
-struct Moto {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// A loopback port nothing listens on (at the time of asking).
 fn free_port() -> u16 {
@@ -40,33 +25,41 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn start_moto() -> Moto {
-    let port = free_port();
-    let child = Command::new("moto_server")
-        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("moto_server (pip install 'moto[server]')");
-    let t = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(t.elapsed() < Duration::from_secs(30), "moto did not start");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Moto { child, port }
-}
-
-/// Creates a bucket with one plain HTTP request (moto takes it unsigned).
-fn create_bucket(port: u16, bucket: &str) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(
-        s,
-        "PUT /{bucket} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut reply = String::new();
-    s.read_to_string(&mut reply).unwrap();
-    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+/// Serves `root` as an S3 store (each directory a bucket) on a loopback
+/// port, from a thread of its own that lives as long as the test; returns
+/// the port. Requests must be signed with key `test`, secret `test`.
+fn start_s3(root: &Path) -> u16 {
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    use hyper_util::server::conn::auto::Builder;
+    let fs = s3s_fs::FileSystem::new(root).unwrap();
+    let mut b = s3s::service::S3ServiceBuilder::new(fs);
+    b.set_auth(s3s::auth::SimpleAuth::from_single("test", "test"));
+    let service = b.build();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let http = Builder::new(TokioExecutor::new());
+            loop {
+                let Ok((socket, _)) = listener.accept().await else {
+                    continue;
+                };
+                let conn = http
+                    .serve_connection(TokioIo::new(socket), service.clone())
+                    .into_owned();
+                tokio::spawn(async move {
+                    let _ = conn.await;
+                });
+            }
+        });
+    });
+    port
 }
 
 fn brandubh(args: &[&str], port: u16) -> Command {
@@ -103,13 +96,12 @@ fn worker(url: &str, cache: &Path, port: u16, name: &str) -> Child {
 }
 
 #[test]
-#[ignore = "needs moto_server; see the module"]
 fn workers_and_a_learner_share_a_run_through_s3() {
-    let moto = start_moto();
-    let port = moto.port;
-    create_bucket(port, "brandubh");
     let tmp = std::env::temp_dir().join(format!("brandubh-s3-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
+    // The bucket `brandubh` is a directory of the server's root.
+    std::fs::create_dir_all(tmp.join("s3/brandubh")).unwrap();
+    let port = start_s3(&tmp.join("s3"));
     let url = "s3://brandubh/runs/tiny";
 
     // A missing bucket, a prefix with no run, and a store nobody listens
@@ -240,6 +232,5 @@ fn workers_and_a_learner_share_a_run_through_s3() {
         trained + 1 >= in_one,
         "{trained} of {in_one} shards of iteration 1 trained on"
     );
-    drop(moto);
     std::fs::remove_dir_all(&tmp).ok();
 }

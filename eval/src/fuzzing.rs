@@ -9,7 +9,6 @@ use crate::otep::Engine;
 use crate::{EvalWeights, PlayerSpec};
 use brandubh_rules::{from_opentafl, opentafl_rules, read_otg, Board, MoveRecord, RuleSet};
 use brandubh_selfplay::SelfPlayConfig;
-use std::io::Write;
 
 /// A fuzz target's check.
 pub type Check = fn(&[u8]);
@@ -112,37 +111,26 @@ pub fn selfplay_config(data: &[u8]) {
 
 /// Evaluation weights parse within bounds, or name the key.
 pub fn eval_weights(data: &[u8]) {
-    let path = std::env::temp_dir().join(format!("brandubh-fuzz-w-{}.toml", std::process::id()));
-    if std::fs::File::create(&path)
-        .and_then(|mut f| f.write_all(data))
-        .is_ok()
-    {
-        if let Ok(w) = EvalWeights::from_file(&path) {
-            assert!(w
-                .to_array()
-                .iter()
-                .all(|v| v.abs() <= EvalWeights::MAX_WEIGHT as f64));
-        }
+    let Some(s) = text(data) else { return };
+    if let Ok(w) = EvalWeights::from_toml(s, "fuzz.toml") {
+        assert!(w
+            .to_array()
+            .iter()
+            .all(|v| v.abs() <= EvalWeights::MAX_WEIGHT as f64));
     }
-    let _ = std::fs::remove_file(&path);
 }
 
 /// A self-play shard (games file; positions from the same bytes) reads or
 /// names its fault; a shard that reads holds only possible boards.
 pub fn parquet_shard(data: &[u8]) {
-    let dir = std::env::temp_dir().join(format!("brandubh-fuzz-shard-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let games = dir.join("shard-000000.games.parquet");
-    let positions = dir.join("shard-000000.positions.parquet");
-    if std::fs::write(&games, data).is_ok() && std::fs::write(&positions, data).is_ok() {
-        if let Ok(gs) = brandubh_selfplay::read_shard(&games) {
-            for p in gs.iter().flat_map(|g| &g.positions) {
-                let all = p.board.attackers.0 | p.board.defenders.0 | p.board.king.0;
-                assert_eq!(all >> 49, 0);
-            }
+    let bytes = bytes::Bytes::copy_from_slice(data);
+    let name = std::path::Path::new("shard-000000.games.parquet");
+    if let Ok(gs) = brandubh_selfplay::read_shard_bytes(bytes.clone(), bytes, name) {
+        for p in gs.iter().flat_map(|g| &g.positions) {
+            let all = p.board.attackers.0 | p.board.defenders.0 | p.board.king.0;
+            assert_eq!(all >> 49, 0);
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Arena game files (JSON lines): they read or name the line at fault; a

@@ -16,4 +16,6 @@ pub use evaluator::{
     LoadEvaluatorError, LoaderError, ModelLoader, UniformEvaluator,
 };
 pub use mcts::{Advance, MoveAnalysis, OwnedRequest, RootStats, Search};
-pub use records::{read_dir, read_shard, write_shard, PositionRecord, RecordError, SelfPlayGame};
+pub use records::{
+    read_dir, read_shard, read_shard_bytes, write_shard, PositionRecord, RecordError, SelfPlayGame,
+};

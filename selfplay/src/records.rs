@@ -20,6 +20,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
+use parquet::file::reader::ChunkReader;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -339,9 +340,21 @@ pub fn write_shard_named(
     Ok(games_path)
 }
 
+/// Opens a table's file and reads it (see [`read_table_from`]).
 fn read_table(path: &Path, table: &str, schema: &Schema) -> Result<Vec<RecordBatch>, RecordError> {
     let file = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| io_err(path, e))?;
+    read_table_from(file, path, table, schema)
+}
+
+/// Reads one table from `reader` (named `path` in errors), checking its
+/// schema version, its table name and its columns' types.
+fn read_table_from<R: ChunkReader + 'static>(
+    reader: R,
+    path: &Path,
+    table: &str,
+    schema: &Schema,
+) -> Result<Vec<RecordBatch>, RecordError> {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(reader).map_err(|e| io_err(path, e))?;
     let kv = builder
         .metadata()
         .file_metadata()
@@ -426,8 +439,29 @@ pub fn count_games(games_path: &Path) -> Result<u64, RecordError> {
 
 /// Reads a shard (given its games file) with every position.
 pub fn read_shard(games_path: &Path) -> Result<Vec<SelfPlayGame>, RecordError> {
+    let pos_path = positions_path(games_path);
+    let games = std::fs::File::open(games_path).map_err(|e| io_err(games_path, e))?;
+    let positions = std::fs::File::open(&pos_path).map_err(|e| io_err(&pos_path, e))?;
+    read_shard_from(games, positions, games_path)
+}
+
+/// Reads a shard held in memory, as [`read_shard`] reads one from files;
+/// `games_path` names it in errors (the positions file as its sibling).
+pub fn read_shard_bytes(
+    games: bytes::Bytes,
+    positions: bytes::Bytes,
+    games_path: &Path,
+) -> Result<Vec<SelfPlayGame>, RecordError> {
+    read_shard_from(games, positions, games_path)
+}
+
+fn read_shard_from<R: ChunkReader + 'static>(
+    games_file: R,
+    positions_file: R,
+    games_path: &Path,
+) -> Result<Vec<SelfPlayGame>, RecordError> {
     let mut games = Vec::new();
-    for b in read_table(games_path, "games", &games_schema())? {
+    for b in read_table_from(games_file, games_path, "games", &games_schema())? {
         let col = |n: &str| b.column_by_name(n).expect("schema checked").clone();
         let (id, rules, rh, model, seed) = (
             col("game_id"),
@@ -474,7 +508,7 @@ pub fn read_shard(games_path: &Path) -> Result<Vec<SelfPlayGame>, RecordError> {
         }
     }
     let pos_path = positions_path(games_path);
-    for b in read_table(&pos_path, "positions", &positions_schema())? {
+    for b in read_table_from(positions_file, &pos_path, "positions", &positions_schema())? {
         let col = |n: &str| b.column_by_name(n).expect("schema checked").clone();
         let gid = col("game_id");
         let (ply, att, def, king, stm) = (

@@ -25,7 +25,7 @@ pub enum Role {
 #[derive(clap::Args, Debug)]
 pub struct SelfplayArgs {
     /// The run (the learner creates it): its directory, a file:// URL, or
-    /// s3://bucket/prefix in builds with the `s3` feature (credentials,
+    /// s3://bucket/prefix (with the `s3` feature, on by default; credentials,
     /// region and endpoint from the usual AWS_* variables).
     #[arg(long)]
     run: String,
@@ -50,8 +50,8 @@ pub struct SelfplayArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct LearnArgs {
-    /// The run: its directory, a file:// URL, or s3://bucket/prefix in
-    /// builds with the `s3` feature; created from --config (or the
+    /// The run: its directory, a file:// URL, or s3://bucket/prefix (with
+    /// the `s3` feature, on by default); created from --config (or the
     /// built-in default config) when it holds no run yet.
     #[arg(long)]
     run: String,

@@ -115,7 +115,15 @@ impl EvalWeights {
             file: file.clone(),
             why: e.to_string(),
         })?;
-        let w: EvalWeights = toml::from_str(&text).map_err(|e| WeightsError::Parse {
+        Self::from_toml(&text, &file)
+    }
+
+    /// Reads weights from TOML text, `file` naming it in errors; as
+    /// [`EvalWeights::from_file`], every weight must be within
+    /// [`EvalWeights::MAX_WEIGHT`].
+    pub fn from_toml(text: &str, file: &str) -> Result<EvalWeights, WeightsError> {
+        let file = file.to_string();
+        let w: EvalWeights = toml::from_str(text).map_err(|e| WeightsError::Parse {
             file: file.clone(),
             message: e.message().trim().to_string(),
         })?;
