@@ -3,14 +3,16 @@
 //! inputs that once failed) through the same checks, so the default test
 //! run keeps every one of them. See docs/fuzzing.md.
 
-use brandubh_eval::fuzzing::TARGETS;
 use std::path::Path;
 
 #[test]
 fn every_kept_fuzz_input_passes_its_check() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
     let mut replayed = 0;
-    for (name, check) in TARGETS {
+    let targets = brandubh_eval::fuzzing::TARGETS
+        .iter()
+        .chain(&brandubh_train::fuzzing::TARGETS);
+    for &(name, check) in targets {
         let mut files = 0;
         for kind in ["corpus", "regressions"] {
             let Ok(dir) = std::fs::read_dir(root.join(kind).join(name)) else {

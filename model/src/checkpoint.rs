@@ -11,100 +11,17 @@ use crate::net::{Net, NetConfig};
 use brandubh_rules::RuleSet;
 use burn::tensor::Device;
 use burn_store::{ModuleSnapshot, SafetensorsStore};
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub const CHECKPOINT_FORMAT: u32 = 1;
+use crate::meta::META;
+pub use crate::meta::{
+    read_meta, CheckpointError, CheckpointMeta, NetShape, Provenance, CHECKPOINT_FORMAT,
+    MAX_BLOCKS, MAX_CHANNELS, MAX_VALUE_HIDDEN,
+};
+
 const WEIGHTS: &str = "model.safetensors";
-const META: &str = "model.json";
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CheckpointMeta {
-    pub format: u32,
-    pub net: NetShape,
-    pub encoding_version: u32,
-    pub rules: String,
-    /// The rule set's option hash, hex.
-    pub rules_hash: String,
-    /// Optimiser steps the weights have seen.
-    pub step: u64,
-    /// Generation in a training run (0 for a fresh net).
-    pub generation: u32,
-    /// SHA-256 of the weights (tensors in name order), hex; its first 12
-    /// digits are the model id, the same for the same weights.
-    pub content_hash: String,
-    /// Where the weights came from (checkpoints from before it had fields
-    /// carry a note only).
-    #[serde(default, deserialize_with = "provenance_any")]
-    pub provenance: Provenance,
-}
-
-/// How a checkpoint came about: each fact in its own field, so nothing
-/// has to be parsed back out of a sentence.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Provenance {
-    /// In words (the whole provenance of older checkpoints).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub note: String,
-    /// The seed of a randomly initialised net.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
-    /// The training run (its directory's name).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run: Option<String>,
-    /// The model id of the checkpoint training started from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent: Option<String>,
-    /// Losses of the last training step.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy_loss: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value_loss: Option<f32>,
-    /// Training settings: learning rate of the last step, batch size,
-    /// replay window in positions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lr: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub batch_size: Option<usize>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window_positions: Option<usize>,
-}
-
-impl From<&str> for Provenance {
-    fn from(note: &str) -> Provenance {
-        Provenance {
-            note: note.to_string(),
-            ..Provenance::default()
-        }
-    }
-}
-
-/// Reads the provenance as fields, or as the sentence older checkpoints hold.
-fn provenance_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Provenance, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Any {
-        Note(String),
-        Fields(Provenance),
-    }
-    Ok(match Any::deserialize(d)? {
-        Any::Note(note) => Provenance::from(note.as_str()),
-        Any::Fields(p) => p,
-    })
-}
-
-/// The net config in a checkpoint (plain serde, independent of burn's Config).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NetShape {
-    pub channels: usize,
-    pub blocks: usize,
-    pub value_hidden: usize,
-}
 
 impl From<&NetConfig> for NetShape {
     fn from(c: &NetConfig) -> Self {
@@ -116,56 +33,14 @@ impl From<&NetConfig> for NetShape {
     }
 }
 
-/// The largest nets a checkpoint or run config may declare: far above
-/// anything trained here, and small enough that building one never
-/// exhausts memory.
-pub const MAX_CHANNELS: usize = 512;
-pub const MAX_BLOCKS: usize = 64;
-pub const MAX_VALUE_HIDDEN: usize = 4096;
-
 impl NetShape {
-    /// Every size within its bound (channels and the value head at least 1).
-    pub fn check(&self) -> Result<(), String> {
-        for (key, v, lo, hi) in [
-            ("channels", self.channels, 1, MAX_CHANNELS),
-            ("blocks", self.blocks, 0, MAX_BLOCKS),
-            ("value_hidden", self.value_hidden, 1, MAX_VALUE_HIDDEN),
-        ] {
-            if !(lo..=hi).contains(&v) {
-                return Err(format!("net.{key} = {v}: must be within {lo}..={hi}"));
-            }
-        }
-        Ok(())
-    }
-
+    /// The burn config of a net of this shape.
     pub fn config(&self) -> NetConfig {
         NetConfig::new()
             .with_channels(self.channels)
             .with_blocks(self.blocks)
             .with_value_hidden(self.value_hidden)
     }
-}
-
-impl CheckpointMeta {
-    pub fn model_id(&self) -> String {
-        self.content_hash.chars().take(12).collect()
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum CheckpointError {
-    #[error("{path}: {why}")]
-    Io { path: PathBuf, why: String },
-    #[error("{path}: {why}")]
-    Invalid { path: PathBuf, why: String },
-    #[error("{path}: checkpoint is for rule set `{found}` ({found_hash}), not `{wanted}` ({wanted_hash})")]
-    WrongRules {
-        path: PathBuf,
-        found: String,
-        found_hash: String,
-        wanted: String,
-        wanted_hash: String,
-    },
 }
 
 /// A weights file's tensors; a file that is not valid safetensors is an
@@ -279,52 +154,6 @@ pub fn save(
             .expect("plain struct")
             .as_bytes(),
     )?;
-    Ok(meta)
-}
-
-/// Reads and checks a checkpoint's metadata alone.
-pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
-    let path = dir.join(META);
-    let text = std::fs::read_to_string(&path).map_err(|e| CheckpointError::Io {
-        path: path.clone(),
-        why: if e.kind() == std::io::ErrorKind::NotFound {
-            "no model.json: not a checkpoint directory (or an unfinished one)".into()
-        } else {
-            e.to_string()
-        },
-    })?;
-    let meta: CheckpointMeta =
-        serde_json::from_str(&text).map_err(|e| CheckpointError::Invalid {
-            path: path.clone(),
-            why: format!("malformed metadata: {e}"),
-        })?;
-    if meta.format != CHECKPOINT_FORMAT {
-        return Err(CheckpointError::Invalid {
-            path,
-            why: format!(
-                "checkpoint format {} (this build reads {CHECKPOINT_FORMAT})",
-                meta.format
-            ),
-        });
-    }
-    if meta.content_hash.len() != 64 || !meta.content_hash.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(CheckpointError::Invalid {
-            path,
-            why: "content_hash must be 64 hexadecimal digits (the SHA-256 of the weights)".into(),
-        });
-    }
-    if let Err(why) = meta.net.check() {
-        return Err(CheckpointError::Invalid { path, why });
-    }
-    if meta.encoding_version != ENCODING_VERSION {
-        return Err(CheckpointError::Invalid {
-            path,
-            why: format!(
-                "input encoding version {} (this build uses {ENCODING_VERSION})",
-                meta.encoding_version
-            ),
-        });
-    }
     Ok(meta)
 }
 

@@ -2,18 +2,30 @@
 //! a batched evaluator for search, and checkpoints. burn lives here and in
 //! `train/` only.
 
-pub mod checkpoint;
 pub mod encoding;
+pub mod meta;
+
+#[cfg(feature = "net")]
+pub mod checkpoint;
+#[cfg(feature = "net")]
 pub mod evaluator;
+#[cfg(feature = "net")]
 pub mod export;
+#[cfg(feature = "net")]
 pub mod net;
+#[cfg(feature = "net")]
 pub mod tract_eval;
 
+pub use meta::{read_meta, CheckpointError, CheckpointMeta, NetShape, Provenance};
+
+#[cfg(feature = "net")]
 pub use checkpoint::{
-    inference_engine, load, load_evaluator, model_loader, read_meta, save, CheckpointError,
-    CheckpointMeta, InferenceEngine, InferenceEngineError, LoadEvaluatorError, NetShape,
-    Provenance,
+    inference_engine, load, load_evaluator, model_loader, save, InferenceEngine,
+    InferenceEngineError, LoadEvaluatorError,
 };
+#[cfg(feature = "net")]
 pub use evaluator::NetEvaluator;
+#[cfg(feature = "net")]
 pub use net::{Net, NetConfig};
+#[cfg(feature = "net")]
 pub use tract_eval::TractEvaluator;

@@ -99,7 +99,7 @@ impl RunConfig {
     pub fn check(&self) -> Result<(), ConfigError> {
         self.selfplay.check().map_err(|e| e.within("selfplay"))?;
         let n = &self.net;
-        use brandubh_model::checkpoint::{MAX_BLOCKS, MAX_CHANNELS, MAX_VALUE_HIDDEN};
+        use brandubh_model::meta::{MAX_BLOCKS, MAX_CHANNELS, MAX_VALUE_HIDDEN};
         in_range("net.channels", n.channels as f64, 1.0, MAX_CHANNELS as f64)?;
         in_range("net.blocks", n.blocks as f64, 0.0, MAX_BLOCKS as f64)?;
         in_range(

@@ -3,14 +3,24 @@
 //! (self-play → train → evaluate, resumable, logged to TensorBoard).
 
 pub mod config;
-pub mod data;
-pub mod run;
-pub mod store;
+pub mod fuzzing;
 pub mod teacher;
+
+#[cfg(feature = "net")]
+pub mod data;
+#[cfg(feature = "net")]
+pub mod run;
+#[cfg(feature = "net")]
+pub mod store;
+#[cfg(feature = "net")]
 pub mod trainer;
+#[cfg(feature = "net")]
 pub mod worker;
 
 pub use config::RunConfig;
+#[cfg(feature = "net")]
 pub use data::{draw_batch, sample, window, Sample, WindowEntry};
+#[cfg(feature = "net")]
 pub use run::{Progress, Run, RunError, RunState};
+#[cfg(feature = "net")]
 pub use trainer::{cosine_lr, StepStats, Trainer};
