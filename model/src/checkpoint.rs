@@ -15,10 +15,8 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::meta::META;
-pub use crate::meta::{
-    read_meta, CheckpointError, CheckpointMeta, NetShape, Provenance, CHECKPOINT_FORMAT,
-    MAX_BLOCKS, MAX_CHANNELS, MAX_VALUE_HIDDEN,
+use crate::meta::{
+    read_meta, CheckpointError, CheckpointMeta, NetShape, Provenance, CHECKPOINT_FORMAT, META,
 };
 
 const WEIGHTS: &str = "model.safetensors";

@@ -8,9 +8,9 @@
 //! output names and the test vectors (burn's outputs on a few positions),
 //! after checking tract reproduces them.
 
-use crate::checkpoint::CheckpointMeta;
 use crate::encoding::{encode, ENCODING_VERSION, INPUT_LEN, PLANES};
 use crate::evaluator::NetEvaluator;
+use crate::meta::CheckpointMeta;
 use crate::net::{Net, NetConfig};
 use brandubh_rules::{opentafl_rules, Game, RuleSet, POLICY_SIZE};
 use burn::module::Module;

@@ -119,12 +119,6 @@ impl NetShape {
     }
 }
 
-impl CheckpointMeta {
-    pub fn model_id(&self) -> String {
-        self.content_hash.chars().take(12).collect()
-    }
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     #[error("{path}: {why}")]
@@ -156,6 +150,10 @@ pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
 }
 
 impl CheckpointMeta {
+    pub fn model_id(&self) -> String {
+        self.content_hash.chars().take(12).collect()
+    }
+
     /// Parses and checks a `model.json` (its text; `path` names it in
     /// errors): the format, the content hash's form, the net's bounds and
     /// the input encoding's version. The weights are not looked at.
