@@ -18,9 +18,9 @@ use brandubh_rules::{Bitboard, Board, EndReason, GameResult, Side};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::metadata::KeyValue;
+use parquet::file::metadata::{KeyValue, ParquetMetaData};
 use parquet::file::properties::WriterProperties;
-use parquet::file::reader::ChunkReader;
+use parquet::file::reader::{ChunkReader, Length};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -346,6 +346,39 @@ fn read_table(path: &Path, table: &str, schema: &Schema) -> Result<Vec<RecordBat
     read_table_from(file, path, table, schema)
 }
 
+/// Checks that every column chunk the footer names lies inside the file.
+/// The parquet crate asserts this when it reads a chunk (a negative offset
+/// or size panics), so a damaged footer is turned into an error here first.
+fn check_column_chunks(
+    meta: &ParquetMetaData,
+    file_len: u64,
+    path: &Path,
+) -> Result<(), RecordError> {
+    for (g, group) in meta.row_groups().iter().enumerate() {
+        for (c, col) in group.columns().iter().enumerate() {
+            let start = col
+                .dictionary_page_offset()
+                .unwrap_or_else(|| col.data_page_offset());
+            let len = col.compressed_size();
+            let inside = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(len).ok())
+                .and_then(|(s, l)| s.checked_add(l))
+                .is_some_and(|end| end <= file_len);
+            if !inside {
+                return Err(RecordError::Schema {
+                    path: path.to_path_buf(),
+                    why: format!(
+                        "row group {g}, column {c}: its chunk (offset {start}, {len} bytes) \
+                         is not inside the file ({file_len} bytes)"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads one table from `reader` (named `path` in errors), checking its
 /// schema version, its table name and its columns' types.
 fn read_table_from<R: ChunkReader + 'static>(
@@ -354,7 +387,9 @@ fn read_table_from<R: ChunkReader + 'static>(
     table: &str,
     schema: &Schema,
 ) -> Result<Vec<RecordBatch>, RecordError> {
+    let file_len = reader.len();
     let builder = ParquetRecordBatchReaderBuilder::try_new(reader).map_err(|e| io_err(path, e))?;
+    check_column_chunks(builder.metadata(), file_len, path)?;
     let kv = builder
         .metadata()
         .file_metadata()
@@ -683,5 +718,25 @@ mod tests {
             );
         }
         std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+#[cfg(test)]
+mod footer_tests {
+    use super::*;
+
+    /// A shard whose footer gives a column chunk a negative offset, found by
+    /// the `parquet_shard` fuzz target (the parquet crate asserts on it).
+    #[test]
+    fn a_column_chunk_outside_the_file_is_an_error_not_a_panic() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let file = root
+            .join("fuzz/regressions/parquet_shard/crash-622fb59e2ada6427eadac254c7b667afce156315");
+        let bytes = bytes::Bytes::from(std::fs::read(file).unwrap());
+        let name = Path::new("shard-000000.games.parquet");
+        let err = read_shard_bytes(bytes.clone(), bytes, name).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("shard-000000.games.parquet"), "{msg}");
+        assert!(msg.contains("is not inside the file"), "{msg}");
     }
 }
