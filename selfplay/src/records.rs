@@ -17,10 +17,12 @@ use arrow_schema::{DataType, Field, Schema};
 use brandubh_rules::{Bitboard, Board, EndReason, GameResult, Side};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
+use parquet::basic::Encoding;
 use parquet::basic::{Compression, ZstdLevel};
+use parquet::column::page::{Page, PageReader};
 use parquet::file::metadata::{KeyValue, ParquetMetaData};
 use parquet::file::properties::WriterProperties;
-use parquet::file::reader::{ChunkReader, Length};
+use parquet::file::serialized_reader::SerializedPageReader;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -340,10 +342,17 @@ pub fn write_shard_named(
     Ok(games_path)
 }
 
-/// Opens a table's file and reads it (see [`read_table_from`]).
+/// Reads a file whole: shards are small, and the reader goes over each
+/// table twice (its pages, then its rows).
+fn read_bytes(path: &Path) -> Result<bytes::Bytes, RecordError> {
+    std::fs::read(path)
+        .map(bytes::Bytes::from)
+        .map_err(|e| io_err(path, e))
+}
+
+/// Reads a table's file (see [`read_table_from`]).
 fn read_table(path: &Path, table: &str, schema: &Schema) -> Result<Vec<RecordBatch>, RecordError> {
-    let file = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
-    read_table_from(file, path, table, schema)
+    read_table_from(read_bytes(path)?, path, table, schema)
 }
 
 /// Checks that every column chunk the footer names lies inside the file.
@@ -379,17 +388,58 @@ fn check_column_chunks(
     Ok(())
 }
 
+/// Checks every page header of every column chunk: a page must decode as a
+/// header, and a dictionary-encoded data page must follow a dictionary page
+/// in its chunk. The parquet crate panics on the second (it expects the
+/// dictionary to be there), so a damaged shard is turned into an error here
+/// first.
+fn check_pages(
+    meta: &ParquetMetaData,
+    data: &bytes::Bytes,
+    path: &Path,
+) -> Result<(), RecordError> {
+    let data = Arc::new(data.clone());
+    for (g, group) in meta.row_groups().iter().enumerate() {
+        let rows = usize::try_from(group.num_rows()).unwrap_or(0);
+        for (c, col) in group.columns().iter().enumerate() {
+            let at = |why: String| RecordError::Schema {
+                path: path.to_path_buf(),
+                why: format!("row group {g}, column {c}: {why}"),
+            };
+            let mut pages = SerializedPageReader::new(Arc::clone(&data), col, rows, None)
+                .map_err(|e| at(e.to_string()))?;
+            let mut dictionary = false;
+            while let Some(page) = pages.get_next_page().map_err(|e| at(e.to_string()))? {
+                match page {
+                    Page::DictionaryPage { .. } => dictionary = true,
+                    p if matches!(
+                        p.encoding(),
+                        Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY
+                    ) && !dictionary =>
+                    {
+                        return Err(at(
+                            "a dictionary-encoded page with no dictionary page before it".into(),
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads one table from `reader` (named `path` in errors), checking its
 /// schema version, its table name and its columns' types.
-fn read_table_from<R: ChunkReader + 'static>(
-    reader: R,
+fn read_table_from(
+    data: bytes::Bytes,
     path: &Path,
     table: &str,
     schema: &Schema,
 ) -> Result<Vec<RecordBatch>, RecordError> {
-    let file_len = reader.len();
-    let builder = ParquetRecordBatchReaderBuilder::try_new(reader).map_err(|e| io_err(path, e))?;
-    check_column_chunks(builder.metadata(), file_len, path)?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(data.clone()).map_err(|e| io_err(path, e))?;
+    check_column_chunks(builder.metadata(), data.len() as u64, path)?;
     let kv = builder
         .metadata()
         .file_metadata()
@@ -433,6 +483,7 @@ fn read_table_from<R: ChunkReader + 'static>(
             )));
         }
     }
+    check_pages(builder.metadata(), &data, path)?;
     let reader = builder.build().map_err(|e| io_err(path, e))?;
     reader
         .collect::<Result<Vec<_>, _>>()
@@ -475,9 +526,7 @@ pub fn count_games(games_path: &Path) -> Result<u64, RecordError> {
 /// Reads a shard (given its games file) with every position.
 pub fn read_shard(games_path: &Path) -> Result<Vec<SelfPlayGame>, RecordError> {
     let pos_path = positions_path(games_path);
-    let games = std::fs::File::open(games_path).map_err(|e| io_err(games_path, e))?;
-    let positions = std::fs::File::open(&pos_path).map_err(|e| io_err(&pos_path, e))?;
-    read_shard_from(games, positions, games_path)
+    read_shard_from(read_bytes(games_path)?, read_bytes(&pos_path)?, games_path)
 }
 
 /// Reads a shard held in memory, as [`read_shard`] reads one from files;
@@ -490,9 +539,9 @@ pub fn read_shard_bytes(
     read_shard_from(games, positions, games_path)
 }
 
-fn read_shard_from<R: ChunkReader + 'static>(
-    games_file: R,
-    positions_file: R,
+fn read_shard_from(
+    games_file: bytes::Bytes,
+    positions_file: bytes::Bytes,
     games_path: &Path,
 ) -> Result<Vec<SelfPlayGame>, RecordError> {
     let mut games = Vec::new();
@@ -738,5 +787,30 @@ mod footer_tests {
         let msg = err.to_string();
         assert!(msg.starts_with("shard-000000.games.parquet"), "{msg}");
         assert!(msg.contains("is not inside the file"), "{msg}");
+    }
+
+    /// Shards with a dictionary-encoded data page and no dictionary page
+    /// before it, found by the `parquet_shard` fuzz target (the parquet
+    /// crate panics on them: "Decoder for dict should have been set").
+    #[test]
+    fn a_dictionary_page_missing_is_an_error_not_a_panic() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/parquet_shard");
+        for crash in [
+            "crash-71582e73377d438d08025eece6906fbb09101050",
+            "crash-e9f6b403c4d510d0114b2cbab1de93037bb2662e",
+        ] {
+            let bytes = bytes::Bytes::from(std::fs::read(root.join(crash)).unwrap());
+            let name = Path::new("shard-000000.games.parquet");
+            let err = read_shard_bytes(bytes.clone(), bytes, name).unwrap_err();
+            let msg = err.to_string();
+            assert!(
+                msg.starts_with("shard-000000.games.parquet"),
+                "{crash}: {msg}"
+            );
+            assert!(
+                msg.contains("a dictionary-encoded page with no dictionary page before it"),
+                "{crash}: {msg}"
+            );
+        }
     }
 }
