@@ -388,17 +388,85 @@ fn check_column_chunks(
     Ok(())
 }
 
+/// One column chunk of a file held in memory, as the page walk reads it:
+/// only the chunk's own bytes, as the arrow reader sees them, and a read
+/// past their end is an error. The parquet crate's page-header reader skips
+/// unknown fields by reading, and takes an empty read for a skipped field:
+/// a header that declares a list of two billion eight-byte fields at the end
+/// of its chunk would keep it busy for minutes (the fuzzer found 9 KB files
+/// that took half a second). A failing read ends that at the first element.
+struct ChunkBytes {
+    file: bytes::Bytes,
+    start: u64,
+    end: u64,
+}
+
+/// Reads to the end of a [`ChunkBytes`], then fails.
+struct StrictRead(bytes::Bytes);
+
+impl std::io::Read for StrictRead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.0.is_empty() {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        let n = buf.len().min(self.0.len());
+        buf[..n].copy_from_slice(&self.0.split_to(n));
+        Ok(n)
+    }
+}
+
+impl ChunkBytes {
+    /// The bytes from `at` to the chunk's end, if `at` is inside it.
+    fn from(&self, at: u64) -> parquet::errors::Result<bytes::Bytes> {
+        if at < self.start || at > self.end {
+            return Err(parquet::errors::ParquetError::EOF(format!(
+                "offset {at} is outside the column chunk ({}..{})",
+                self.start, self.end
+            )));
+        }
+        // `end` was checked against the file's length (check_column_chunks).
+        Ok(self.file.slice(at as usize..self.end as usize))
+    }
+}
+
+impl parquet::file::reader::Length for ChunkBytes {
+    fn len(&self) -> u64 {
+        self.file.len() as u64
+    }
+}
+
+impl parquet::file::reader::ChunkReader for ChunkBytes {
+    type T = StrictRead;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<StrictRead> {
+        self.from(start).map(StrictRead)
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
+        let rest = self.from(start)?;
+        if rest.len() < length {
+            return Err(parquet::errors::ParquetError::EOF(format!(
+                "{length} bytes at offset {start} run past the column chunk's end ({})",
+                self.end
+            )));
+        }
+        Ok(rest.slice(..length))
+    }
+}
+
 /// Checks every page header of every column chunk: a page must decode as a
-/// header, and a dictionary-encoded data page must follow a dictionary page
-/// in its chunk. The parquet crate panics on the second (it expects the
-/// dictionary to be there), so a damaged shard is turned into an error here
-/// first.
+/// header within its chunk, and a dictionary-encoded data page must follow a
+/// dictionary page in its chunk. The parquet crate panics on the second (it
+/// expects the dictionary to be there), so a damaged shard is turned into
+/// an error here first.
 fn check_pages(
     meta: &ParquetMetaData,
     data: &bytes::Bytes,
     path: &Path,
 ) -> Result<(), RecordError> {
-    let data = Arc::new(data.clone());
     for (g, group) in meta.row_groups().iter().enumerate() {
         let rows = usize::try_from(group.num_rows()).unwrap_or(0);
         for (c, col) in group.columns().iter().enumerate() {
@@ -406,7 +474,13 @@ fn check_pages(
                 path: path.to_path_buf(),
                 why: format!("row group {g}, column {c}: {why}"),
             };
-            let mut pages = SerializedPageReader::new(Arc::clone(&data), col, rows, None)
+            let (start, len) = col.byte_range();
+            let chunk = ChunkBytes {
+                file: data.clone(),
+                start,
+                end: start + len,
+            };
+            let mut pages = SerializedPageReader::new(Arc::new(chunk), col, rows, None)
                 .map_err(|e| at(e.to_string()))?;
             let mut dictionary = false;
             while let Some(page) = pages.get_next_page().map_err(|e| at(e.to_string()))? {
@@ -787,6 +861,32 @@ mod footer_tests {
         let msg = err.to_string();
         assert!(msg.starts_with("shard-000000.games.parquet"), "{msg}");
         assert!(msg.contains("is not inside the file"), "{msg}");
+    }
+
+    /// Shards whose page headers declare long lists of fields past the end of
+    /// their column chunk, found by the `parquet_shard` fuzz target: the
+    /// parquet crate skipped them one empty read at a time (half a second for
+    /// these 9 KB files, minutes for worse ones). The page walk's reader fails
+    /// at the chunk's end instead, so they are refused at the first element.
+    #[test]
+    fn a_page_header_running_past_its_chunk_is_an_error() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/parquet_shard");
+        for slow in [
+            "slow-unit-4ef46b9a4c921450dddc0f47741ab9343973a8b8",
+            "slow-unit-f358480328dcbc34722af52776aa2df59acb13ac",
+        ] {
+            let bytes = bytes::Bytes::from(std::fs::read(root.join(slow)).unwrap());
+            let name = Path::new("shard-000000.games.parquet");
+            let msg = read_shard_bytes(bytes.clone(), bytes, name)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                msg.starts_with("shard-000000.games.parquet")
+                    && msg.contains("row group 0, column 1"),
+                "{slow}: {msg}"
+            );
+            assert!(msg.contains("unexpected end of file"), "{slow}: {msg}");
+        }
     }
 
     /// Shards with a dictionary-encoded data page and no dictionary page
