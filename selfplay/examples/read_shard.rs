@@ -5,7 +5,9 @@
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: read_shard GAMES_FILE [TIMES]");
-    let times: usize = args.next().map_or(20, |t| t.parse().expect("TIMES is a count"));
+    let times: usize = args
+        .next()
+        .map_or(20, |t| t.parse().expect("TIMES is a count"));
     let path = std::path::Path::new(&path);
     let start = std::time::Instant::now();
     let mut positions = 0;
