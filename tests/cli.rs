@@ -755,6 +755,54 @@ fn init_model_refuses_what_is_not_its_own() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Exporting a shipped net again, out of its run directory, keeps the
+/// training record its card had, and never writes over the checkpoint.
+#[test]
+fn export_keeps_a_shipped_nets_provenance() {
+    let dir = std::env::temp_dir().join(format!("brandubh-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/wtf");
+    for f in ["model.json", "model.safetensors", "model.card.json"] {
+        std::fs::copy(shipped.join(f), dir.join(f)).unwrap();
+    }
+    let card = |p: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let before = card(&dir.join("model.card.json"));
+    assert!(before["training"]["run"].is_string());
+    let model = dir.to_str().unwrap();
+    // Over the net's own card, and to a new place: both keep the record.
+    for out in [dir.join("model.onnx"), dir.join("again/net.onnx")] {
+        let run = brandubh(&["export", "--model", model, "--out", out.to_str().unwrap()]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let after = card(&out.with_extension("card.json"));
+        assert_eq!(after["training"], before["training"]);
+        assert_eq!(
+            after["model"]["content_hash"],
+            before["model"]["content_hash"]
+        );
+    }
+    // A file of the checkpoint as the output: refused, the file unchanged.
+    let meta = std::fs::read(dir.join("model.json")).unwrap();
+    let run = brandubh(&[
+        "export",
+        "--model",
+        model,
+        "--out",
+        dir.join("model.json").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(err.contains("is part of the checkpoint"), "{err}");
+    assert_eq!(std::fs::read(dir.join("model.json")).unwrap(), meta);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// An inference engine this build does not have is named in a clear
 /// error before any model is loaded.
 #[test]

@@ -34,7 +34,10 @@ pub fn run(a: Args) -> Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     refuse_inputs(&a.model, &a.out)?;
-    let training = training_record(&a.model, meta.generation);
+    let training = match training_record(&a.model, meta.generation) {
+        serde_json::Value::Null => kept_training_record(&a.model, &a.out, &meta.content_hash),
+        found => found,
+    };
     let report = export(&net, &config, &meta, &rules, &a.out, training)?;
     println!(
         "wrote {} and {} (input `{}`, outputs `{}`); tract matches burn within {:.2e} on the test vectors",
@@ -81,6 +84,28 @@ fn refuse_inputs(model: &Path, out: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A checkpoint copied out of its run (a shipped net under `models/`)
+/// no longer finds its run's files; its training record then comes from
+/// the card already written for this same net (the one being replaced, or
+/// the one in the checkpoint's directory), so that exporting it again does
+/// not drop its provenance. Null when no card of this net has one.
+fn kept_training_record(model: &Path, out: &Path, content_hash: &str) -> serde_json::Value {
+    let cards = [
+        brandubh_model::export::card_path(out),
+        model.join("model.card.json"),
+    ];
+    cards
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter_map(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .find(|card| {
+            card["model"]["content_hash"].as_str() == Some(content_hash)
+                && !card["training"].is_null()
+        })
+        .map(|card| card["training"].clone())
+        .unwrap_or(serde_json::Value::Null)
 }
 
 /// The training run's record of a checkpoint inside a run directory
