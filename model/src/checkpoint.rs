@@ -236,23 +236,26 @@ pub fn load(
 /// The inference engine of loaded models.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InferenceEngine {
-    /// tract, over the net exported to ONNX (the default: faster here for
-    /// search, see docs/model.md).
+    /// Our own batched inference (`native_eval`; the default: the fastest
+    /// here in self-play, see docs/model.md).
+    Native,
+    /// tract, over the net exported to ONNX.
     Tract,
     /// burn itself, on the CPU.
     Flex,
 }
 
-/// `BRANDUBH_INFERENCE` holds neither engine's name.
+/// `BRANDUBH_INFERENCE` holds no engine's name.
 #[derive(Debug, thiserror::Error)]
-#[error("BRANDUBH_INFERENCE=`{0}`: expected `tract` or `flex`")]
+#[error("BRANDUBH_INFERENCE=`{0}`: expected `native`, `tract` or `flex`")]
 pub struct InferenceEngineError(pub String);
 
 /// The engine chosen by the environment variable `BRANDUBH_INFERENCE`
-/// (`tract`, the default, or `flex`).
+/// (`native`, the default, `tract` or `flex`).
 pub fn inference_engine() -> Result<InferenceEngine, InferenceEngineError> {
     match std::env::var("BRANDUBH_INFERENCE").as_deref() {
-        Err(_) | Ok("") | Ok("tract") => Ok(InferenceEngine::Tract),
+        Err(_) | Ok("") | Ok("native") => Ok(InferenceEngine::Native),
+        Ok("tract") => Ok(InferenceEngine::Tract),
         Ok("flex") => Ok(InferenceEngine::Flex),
         Ok(other) => Err(InferenceEngineError(other.to_string())),
     }
@@ -283,6 +286,11 @@ pub fn load_evaluator(
     let rules = Arc::new(rules.clone());
     Ok(match engine {
         InferenceEngine::Flex => Arc::new(NetEvaluator::new(&net, device, rules, meta.model_id())),
+        InferenceEngine::Native => Arc::new(crate::native_eval::NativeEvaluator::new(
+            &net,
+            rules,
+            meta.model_id(),
+        )),
         InferenceEngine::Tract => Arc::new(
             crate::tract_eval::TractEvaluator::new(&net, &config, rules, meta.model_id()).map_err(
                 |source| LoadEvaluatorError::Tract {

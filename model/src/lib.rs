@@ -12,6 +12,8 @@ pub mod evaluator;
 #[cfg(feature = "net")]
 pub mod export;
 #[cfg(feature = "net")]
+pub mod native_eval;
+#[cfg(feature = "net")]
 pub mod net;
 #[cfg(feature = "net")]
 pub mod tract_eval;
@@ -25,6 +27,8 @@ pub use checkpoint::{
 };
 #[cfg(feature = "net")]
 pub use evaluator::NetEvaluator;
+#[cfg(feature = "net")]
+pub use native_eval::{NativeEvaluator, NativeNet};
 #[cfg(feature = "net")]
 pub use net::{Net, NetConfig};
 #[cfg(feature = "net")]

@@ -26,8 +26,8 @@ pub struct NetConfig {
 
 #[derive(Module, Debug)]
 pub struct ConvBn {
-    conv: Conv2d,
-    bn: BatchNorm,
+    pub(crate) conv: Conv2d,
+    pub(crate) bn: BatchNorm,
 }
 
 impl ConvBn {
@@ -52,8 +52,8 @@ impl ConvBn {
 
 #[derive(Module, Debug)]
 pub struct ResBlock {
-    a: ConvBn,
-    b: ConvBn,
+    pub(crate) a: ConvBn,
+    pub(crate) b: ConvBn,
 }
 
 impl ResBlock {
@@ -65,13 +65,13 @@ impl ResBlock {
 
 #[derive(Module, Debug)]
 pub struct Net {
-    stem: ConvBn,
-    blocks: Vec<ResBlock>,
-    policy_conv: ConvBn,
-    policy_fc: Linear,
-    value_conv: ConvBn,
-    value_fc1: Linear,
-    value_fc2: Linear,
+    pub(crate) stem: ConvBn,
+    pub(crate) blocks: Vec<ResBlock>,
+    pub(crate) policy_conv: ConvBn,
+    pub(crate) policy_fc: Linear,
+    pub(crate) value_conv: ConvBn,
+    pub(crate) value_fc1: Linear,
+    pub(crate) value_fc2: Linear,
 }
 
 const POLICY_CHANNELS: usize = 4;

@@ -471,3 +471,78 @@ fn shipped_nets_match_their_cards() {
     }
     assert_eq!(seen, ["wtf", "modern"]);
 }
+
+/// Our own inference gives burn's logits, for the shipped nets (trained
+/// batch-norm statistics, folded at load) and for a random net of another
+/// shape, at batch sizes that do and do not divide among threads; and
+/// through the evaluator interface, the same priors and values.
+#[test]
+fn native_inference_matches_burn() {
+    let _rng = rng_lock();
+    use brandubh_model::{NativeEvaluator, NativeNet};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+    let device = Device::flex();
+    device.seed(11);
+    let mut nets = Vec::new();
+    for name in ["wtf", "modern"] {
+        let r = Arc::new(RuleSet::builtin(name).unwrap());
+        let (net, _, _) = load(&root.join(name), &r, &device).unwrap();
+        nets.push((r, net));
+    }
+    let small = NetConfig::new()
+        .with_channels(8)
+        .with_blocks(1)
+        .with_value_hidden(16);
+    nets.push((rules("modern"), small.init(&device)));
+    for (r, net) in &nets {
+        // Positions of one seeded random game, repetitions flagged on some.
+        let mut g = Game::new(r.clone());
+        let mut positions = Vec::new();
+        let mut seed = 7u64;
+        while positions.len() < 40 && g.outcome().is_none() {
+            positions.push(g.clone());
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let moves = g.legal_moves();
+            let m = moves[(seed >> 33) as usize % moves.len()];
+            g.play(m).unwrap();
+        }
+        let burn = NetEvaluator::new(net, device.clone(), r.clone(), "b".into());
+        let native = NativeNet::new(net);
+        for n in [1, 7, positions.len()] {
+            let mut input = vec![0.0f32; n * INPUT_LEN];
+            for (i, (g, chunk)) in positions
+                .iter()
+                .zip(input.chunks_mut(INPUT_LEN))
+                .enumerate()
+            {
+                encode(r, g.position(), (i % 3 == 0) as u8, chunk);
+            }
+            let (p, v) = burn.forward_raw(input.clone(), n);
+            let (q, w) = native.forward(&input);
+            assert_eq!((p.len(), v.len()), (q.len(), w.len()));
+            for (a, b) in p.iter().zip(&q).chain(v.iter().zip(&w)) {
+                assert!(
+                    (a - b).abs() < 1e-4 * (1.0 + a.abs()),
+                    "{a} vs {b} (n = {n})"
+                );
+            }
+        }
+        let ev = NativeEvaluator::new(net, r.clone(), "n".into());
+        let a = eval_all(&burn, &positions);
+        let b = eval_all(&ev, &positions);
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.priors.len(), y.priors.len());
+            for (p, q) in x
+                .priors
+                .iter()
+                .zip(&y.priors)
+                .chain(x.wdl.iter().zip(&y.wdl))
+            {
+                assert!((p - q).abs() < 1e-4, "{p} vs {q}");
+            }
+        }
+    }
+}

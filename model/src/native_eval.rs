@@ -1,0 +1,346 @@
+//! The net run by our own code for search: batch norm folded into the
+//! convolutions once at load, every layer of a batch as one matrix
+//! product (`gemm`), so the weights of the policy layer — the largest —
+//! are read once per batch rather than once per position. Behind the same
+//! evaluator interface as `NetEvaluator` and `TractEvaluator`; its outputs
+//! match burn's (tested in `model/tests/model.rs`).
+
+use crate::encoding::{INPUT_LEN, PLANES};
+use crate::evaluator::{encode_batch, priors_and_wdl};
+use crate::net::{ConvBn, Net};
+use brandubh_rules::{RuleSet, POLICY_SIZE};
+use brandubh_selfplay::{EvalRequest, Evaluation, Evaluator};
+use burn::module::Module;
+use burn::nn::Linear;
+use burn::tensor::Tensor;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+const SQUARES: usize = 49;
+
+/// Positions per pass of the trunk (4, 8 and 16 measured alike in
+/// self-play: docs/model.md).
+const TILE: usize = 8;
+
+/// A convolution with its batch norm folded in: `w` is `[cout][cin·k·k]`
+/// (burn's own weight layout), `b` the folded bias.
+struct Conv {
+    cin: usize,
+    cout: usize,
+    k: usize,
+    w: Vec<f32>,
+    b: Vec<f32>,
+}
+
+/// A dense layer: `w` is `[din][dout]` (burn's layout), `b` is `[dout]`.
+struct Dense {
+    din: usize,
+    dout: usize,
+    w: Vec<f32>,
+    b: Vec<f32>,
+}
+
+fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.into_data()
+        .convert::<f32>()
+        .try_into_vec::<f32>()
+        .expect("f32 weights")
+}
+
+impl Conv {
+    fn fold(layer: &ConvBn) -> Conv {
+        let [cout, cin, k, _] = layer.conv.weight.dims();
+        let mut w = values(layer.conv.weight.val());
+        let conv_bias = layer
+            .conv
+            .bias
+            .as_ref()
+            .map_or_else(|| vec![0.0; cout], |b| values(b.val()));
+        let bn = &layer.bn;
+        let gamma = values(bn.gamma.val());
+        let beta = values(bn.beta.val());
+        let mean = values(bn.running_mean.value());
+        let var = values(bn.running_var.value());
+        let per_out = cin * k * k;
+        let mut b = vec![0.0; cout];
+        for o in 0..cout {
+            let scale = gamma[o] / (var[o] + bn.epsilon as f32).sqrt();
+            for x in &mut w[o * per_out..(o + 1) * per_out] {
+                *x *= scale;
+            }
+            b[o] = beta[o] + (conv_bias[o] - mean[o]) * scale;
+        }
+        Conv { cin, cout, k, w, b }
+    }
+
+    /// `x` is `[cin][cols]` with `cols` = positions × 49; returns
+    /// `[cout][cols]`, with the ReLU when `relu`.
+    fn forward(&self, x: &[f32], cols: usize, scratch: &mut Vec<f32>, relu: bool) -> Vec<f32> {
+        let mut y = vec![0.0f32; self.cout * cols];
+        let rhs: &[f32] = if self.k == 1 {
+            x
+        } else {
+            im2col(x, self.cin, cols, scratch);
+            scratch
+        };
+        matmul(
+            self.cout,
+            cols,
+            self.cin * self.k * self.k,
+            &self.w,
+            rhs,
+            &mut y,
+        );
+        for (row, b) in y.chunks_mut(cols).zip(&self.b) {
+            for v in row {
+                *v += b;
+                if relu {
+                    *v = v.max(0.0);
+                }
+            }
+        }
+        y
+    }
+}
+
+impl Dense {
+    fn new(layer: &Linear) -> Dense {
+        let [din, dout] = layer.weight.dims();
+        Dense {
+            din,
+            dout,
+            w: values(layer.weight.val()),
+            b: layer
+                .bias
+                .as_ref()
+                .map_or_else(|| vec![0.0; dout], |b| values(b.val())),
+        }
+    }
+
+    /// `x` is `[n][din]`; returns `[n][dout]`.
+    fn forward(&self, x: &[f32], n: usize, relu: bool) -> Vec<f32> {
+        let mut y = vec![0.0f32; n * self.dout];
+        matmul(n, self.dout, self.din, x, &self.w, &mut y);
+        for row in y.chunks_mut(self.dout) {
+            for (v, b) in row.iter_mut().zip(&self.b) {
+                *v += b;
+                if relu {
+                    *v = v.max(0.0);
+                }
+            }
+        }
+        y
+    }
+}
+
+/// `c` (m×n) = `a` (m×k) · `b` (k×n), all row-major.
+fn matmul(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
+    // SAFETY: the three slices hold the m×k, k×n and m×n row-major
+    // matrices the strides describe (checked above), and `c` is borrowed
+    // mutably, so it overlaps neither input.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            c.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            a.as_ptr(),
+            1,
+            k as isize,
+            b.as_ptr(),
+            1,
+            n as isize,
+            0.0f32,
+            1.0f32,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// For each of the nine taps of a 3×3 kernel (row-major, centre 4) and
+/// each square, the square the tap reads, or none past the board's edge.
+fn taps() -> [[Option<u8>; SQUARES]; 9] {
+    let mut t = [[None; SQUARES]; 9];
+    for (tap, row) in t.iter_mut().enumerate() {
+        let (dy, dx) = (tap as i32 / 3 - 1, tap as i32 % 3 - 1);
+        for (s, cell) in row.iter_mut().enumerate() {
+            let (y, x) = ((s / 7) as i32 + dy, (s % 7) as i32 + dx);
+            if (0..7).contains(&y) && (0..7).contains(&x) {
+                *cell = Some((y * 7 + x) as u8);
+            }
+        }
+    }
+    t
+}
+
+/// Lays out `x` (`[cin][cols]`) as the `[cin·9][cols]` matrix a 3×3
+/// convolution with padding 1 multiplies: row `ci·9 + tap` holds, for
+/// every position and square, what that tap reads.
+fn im2col(x: &[f32], cin: usize, cols: usize, out: &mut Vec<f32>) {
+    static TAPS: std::sync::OnceLock<[[Option<u8>; SQUARES]; 9]> = std::sync::OnceLock::new();
+    let taps = TAPS.get_or_init(taps);
+    out.clear();
+    out.resize(cin * 9 * cols, 0.0);
+    for ci in 0..cin {
+        let plane = &x[ci * cols..(ci + 1) * cols];
+        for (tap, reads) in taps.iter().enumerate() {
+            let row = &mut out[(ci * 9 + tap) * cols..(ci * 9 + tap + 1) * cols];
+            for (dst, src) in row.chunks_mut(SQUARES).zip(plane.chunks(SQUARES)) {
+                for (d, r) in dst.iter_mut().zip(reads) {
+                    if let Some(r) = r {
+                        *d = src[*r as usize];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `x` (`[c][n·49]`) as `[n][c·49]`: each position's planes in a row,
+/// the flattening burn's heads read.
+fn per_position(x: &[f32], c: usize, n: usize) -> Vec<f32> {
+    let cols = n * SQUARES;
+    let mut out = vec![0.0f32; n * c * SQUARES];
+    for ch in 0..c {
+        for p in 0..n {
+            out[p * c * SQUARES + ch * SQUARES..p * c * SQUARES + (ch + 1) * SQUARES]
+                .copy_from_slice(&x[ch * cols + p * SQUARES..ch * cols + (p + 1) * SQUARES]);
+        }
+    }
+    out
+}
+
+/// The net's weights, folded and laid out for `forward`.
+pub struct NativeNet {
+    stem: Conv,
+    blocks: Vec<(Conv, Conv)>,
+    policy_conv: Conv,
+    policy_fc: Dense,
+    value_conv: Conv,
+    value_fc1: Dense,
+    value_fc2: Dense,
+}
+
+impl NativeNet {
+    pub fn new(net: &Net) -> NativeNet {
+        let net = net.valid();
+        NativeNet {
+            stem: Conv::fold(&net.stem),
+            blocks: net
+                .blocks
+                .iter()
+                .map(|b| (Conv::fold(&b.a), Conv::fold(&b.b)))
+                .collect(),
+            policy_conv: Conv::fold(&net.policy_conv),
+            policy_fc: Dense::new(&net.policy_fc),
+            value_conv: Conv::fold(&net.value_conv),
+            value_fc1: Dense::new(&net.value_fc1),
+            value_fc2: Dense::new(&net.value_fc2),
+        }
+    }
+
+    /// Encoded positions (`[n][8][7][7]`, as `encoding::encode` writes
+    /// them) → (policy logits `[n][1176]`, WDL logits `[n][3]`).
+    pub fn forward(&self, input: &[f32]) -> (Vec<f32>, Vec<f32>) {
+        let n = input.len() / INPUT_LEN;
+        // The trunk and the heads' 1×1 convolutions run on a few positions
+        // at a time, so that their working set stays in cache; the dense
+        // layers then run on the whole batch, reading their weights once.
+        let mut p_rows = Vec::with_capacity(n * self.policy_conv.cout * SQUARES);
+        let mut v_rows = Vec::with_capacity(n * self.value_conv.cout * SQUARES);
+        let mut scratch = Vec::new();
+        for part in input.chunks(TILE * INPUT_LEN) {
+            let (p, v) = self.trunk(part, &mut scratch);
+            p_rows.extend_from_slice(&p);
+            v_rows.extend_from_slice(&v);
+        }
+        let policy = self.policy_fc.forward(&p_rows, n, false);
+        let v = self.value_fc1.forward(&v_rows, n, true);
+        let wdl = self.value_fc2.forward(&v, n, false);
+        (policy, wdl)
+    }
+
+    /// The trunk and the heads' convolutions on `input`'s positions: the
+    /// policy and value planes, one row per position.
+    fn trunk(&self, input: &[f32], scratch: &mut Vec<f32>) -> (Vec<f32>, Vec<f32>) {
+        let n = input.len() / INPUT_LEN;
+        let cols = n * SQUARES;
+        // Channel-major: plane c of every position in one row.
+        let mut x = vec![0.0f32; PLANES * cols];
+        for (p, one) in input.chunks(INPUT_LEN).enumerate() {
+            for c in 0..PLANES {
+                x[c * cols + p * SQUARES..c * cols + (p + 1) * SQUARES]
+                    .copy_from_slice(&one[c * SQUARES..(c + 1) * SQUARES]);
+            }
+        }
+        let mut h = self.stem.forward(&x, cols, scratch, true);
+        for (a, b) in &self.blocks {
+            let mid = a.forward(&h, cols, scratch, true);
+            let mut y = b.forward(&mid, cols, scratch, false);
+            for (v, skip) in y.iter_mut().zip(&h) {
+                *v = (*v + skip).max(0.0);
+            }
+            h = y;
+        }
+        let p = self.policy_conv.forward(&h, cols, scratch, true);
+        let v = self.value_conv.forward(&h, cols, scratch, true);
+        (
+            per_position(&p, self.policy_conv.cout, n),
+            per_position(&v, self.value_conv.cout, n),
+        )
+    }
+}
+
+/// `NativeNet` behind the search's evaluator interface: a batch is cut
+/// into one slice per thread of the current rayon pool, and each slice
+/// runs as one batch.
+pub struct NativeEvaluator {
+    net: NativeNet,
+    rules: Arc<RuleSet>,
+    id: String,
+}
+
+impl NativeEvaluator {
+    pub fn new(net: &Net, rules: Arc<RuleSet>, id: String) -> NativeEvaluator {
+        NativeEvaluator {
+            net: NativeNet::new(net),
+            rules,
+            id,
+        }
+    }
+}
+
+impl Evaluator for NativeEvaluator {
+    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        let n = batch.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let input = encode_batch(&self.rules, batch);
+        let threads = rayon::current_num_threads().max(1);
+        let slice = n.div_ceil(threads);
+        let outputs: Vec<(Vec<f32>, Vec<f32>)> = input
+            .par_chunks(slice * INPUT_LEN)
+            .map(|chunk| self.net.forward(chunk))
+            .collect();
+        let mut out = Vec::with_capacity(n);
+        let mut requests = batch.iter();
+        for (policy, wdl) in &outputs {
+            for (logits, v) in policy.chunks(POLICY_SIZE).zip(wdl.chunks(3)) {
+                let r = requests.next().expect("one request per output row");
+                out.push(priors_and_wdl(r, logits, v));
+            }
+        }
+        out
+    }
+    fn id(&self) -> String {
+        self.id.clone()
+    }
+}
