@@ -11,7 +11,21 @@ fn main() {
     brandubh_selfplay::register_model_loader(brandubh_model::model_loader);
     let cli = cmd::Cli::parse();
     if let Err(err) = cmd::run(cli) {
-        eprintln!("error: {err:#}");
+        eprintln!("error: {}", message(&err));
         std::process::exit(1);
     }
+}
+
+/// The error and its causes in one line, leaving out a cause whose text
+/// the message already holds (many errors name their cause themselves).
+fn message(err: &anyhow::Error) -> String {
+    let mut text = err.to_string();
+    for cause in err.chain().skip(1) {
+        let c = cause.to_string();
+        if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    text
 }

@@ -19,6 +19,7 @@ mod side;
 mod square;
 mod symmetry;
 pub mod testing;
+pub mod toml_keyed;
 mod zobrist;
 
 pub use bitboard::Bitboard;

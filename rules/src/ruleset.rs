@@ -271,24 +271,15 @@ impl RuleSet {
 
     /// Parses and checks rule-set text; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str) -> Result<RuleSet, RulesError> {
-        let de = toml::Deserializer::parse(text).map_err(|e| RulesError::Invalid {
-            file: file.to_string(),
-            key: "(top level)".into(),
-            problem: e.message().trim().to_string(),
-        })?;
-        let options: RuleOptions = serde_path_to_error::deserialize(de).map_err(|e| {
-            let key = e.path().to_string();
-            let inner = e.into_inner();
-            RulesError::Invalid {
+        let options: RuleOptions =
+            crate::toml_keyed::from_toml(text).map_err(|e| RulesError::Invalid {
                 file: file.to_string(),
-                key: if key == "." {
-                    "(top level)".into()
-                } else {
-                    key
+                key: e.key.unwrap_or_else(|| "(top level)".into()),
+                problem: match e.line {
+                    Some(l) => format!("{} (line {l})", e.message),
+                    None => e.message,
                 },
-                problem: inner.message().trim().to_string(),
-            }
-        })?;
+            })?;
         RuleSet::from_options(options, file)
     }
 

@@ -203,10 +203,11 @@ impl SelfPlayConfig {
             file: file.clone(),
             why: e.to_string(),
         })?;
-        let c: SelfPlayConfig = toml::from_str(&text).map_err(|e| ConfigError::Parse {
-            file: file.clone(),
-            message: e.message().trim().to_string(),
-        })?;
+        let c: SelfPlayConfig =
+            brandubh_rules::toml_keyed::from_toml(&text).map_err(|e| ConfigError::Parse {
+                file: file.clone(),
+                message: e.to_string(),
+            })?;
         c.check().map_err(|e| ConfigError::InFile {
             file,
             source: Box::new(e),

@@ -19,11 +19,11 @@ pub struct Args {
     #[arg(long)]
     b: String,
     /// Game pairs to play; each pair plays one opening twice with sides swapped.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pairs: u64,
     /// Random plies from the start before the players take over (distinct
     /// games even between deterministic players).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=200))]
     openings: u32,
     /// Balanced openings: redraw any opening that a search scores more than
     /// MARGIN evaluation units (an attacker man is 100) away from the start position,
@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_name = "MARGIN")]
     balanced: Option<u32>,
     /// Node limit of the search that scores openings for --balanced.
-    #[arg(long, default_value_t = 300_000, value_name = "NODES")]
+    #[arg(long, default_value_t = 300_000, value_name = "NODES", value_parser = clap::value_parser!(u64).range(1..=10_000_000_000))]
     balance_nodes: u64,
     /// Games played at once (default: all cores; 1 when a player is an MCTS
     /// player with a time limit or the match has a clock, so that a timed
@@ -56,7 +56,7 @@ pub struct Args {
     sprt: Option<String>,
     /// A game still going after this many plies is recorded as unfinished
     /// (and scored as a draw).
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_plies: u32,
     /// Write every finished game here as JSON lines (see docs/arena.md).
     #[arg(long)]

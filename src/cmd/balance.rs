@@ -25,17 +25,18 @@ pub struct Args {
     #[arg(long, requires = "attackers")]
     defenders: Option<String>,
     /// Openings per rule set; with one player both sides of each are played.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pairs: u64,
     /// Random plies from the start before the players take over.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=200))]
     openings: u32,
     /// Games still going at this many plies count as unfinished.
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_plies: u32,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    #[arg(long)]
+    /// Games played at once (default: all cores), 1 to 256.
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     threads: Option<usize>,
     /// Summarise existing games instead of playing: self-play shard
     /// directories or `.games.parquet` files, or arena `.jsonl` files.

@@ -117,10 +117,10 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
 /// An OpenTafl rules string (`dim:7 …`) is read as OpenTafl plays it.
 pub fn load_rules(name: &str) -> Result<RuleSet> {
     if name.trim_start().starts_with("dim:") {
-        return brandubh_rules::from_opentafl(name)
-            .with_context(|| "reading an OpenTafl rules string".to_string());
+        return Ok(brandubh_rules::from_opentafl(name)?);
     }
-    RuleSet::named(name).with_context(|| format!("loading rule set `{name}`"))
+    // Both errors name the set or its file themselves.
+    Ok(RuleSet::named(name)?)
 }
 
 /// The start position, or the one given by `--position` and `--side`.

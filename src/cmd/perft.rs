@@ -8,8 +8,9 @@ pub struct Args {
     /// Rule set name or path to a TOML file.
     #[arg(long, default_value = "modern")]
     rules: String,
-    /// Depth in plies.
-    #[arg(long)]
+    /// Depth in plies, 0 to 10 (each ply multiplies the count by about
+    /// the number of legal moves).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=10))]
     depth: u32,
     /// Start from this OpenTafl position record instead of the setup.
     #[arg(long)]

@@ -76,13 +76,19 @@ pub fn run(a: Args) -> Result<()> {
         .to_string();
     let mut hours = 0.0;
     let mut gens = Vec::new();
-    for r in &records {
+    for (k, r) in records.iter().enumerate() {
         let secs: f64 = ["selfplay_seconds", "train_seconds", "eval_seconds"]
             .iter()
             .filter_map(|k| r[*k].as_f64())
             .sum();
         hours += secs / 3600.0;
-        let iteration = r["iteration"].as_u64().unwrap_or(0);
+        let iteration = r["iteration"].as_u64().with_context(|| {
+            format!(
+                "{}: record {}: `iteration` is not a whole number",
+                a.run_dir.join("generations.jsonl").display(),
+                k + 1
+            )
+        })?;
         let rating = rated
             .iter()
             .find(|p| p["player"].as_str().and_then(generation_of) == Some(iteration))

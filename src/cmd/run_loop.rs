@@ -22,8 +22,9 @@ pub struct TrainArgs {
     /// An existing run directory (see `brandubh loop`).
     #[arg(long)]
     run_dir: PathBuf,
-    /// Steps to train (default: the run config's steps per generation).
-    #[arg(long)]
+    /// Steps to train (default: the run config's steps per generation),
+    /// 1 to 100 000 000.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     steps: Option<u64>,
 }
 

@@ -14,7 +14,7 @@ pub struct Args {
     #[arg(long, default_value = "uniform")]
     model: String,
     /// Games to play.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     games: u64,
     /// Self-play settings (TOML, see configs/selfplay/default.toml).
     #[arg(long)]
@@ -22,11 +22,12 @@ pub struct Args {
     /// Directory for the Parquet shards.
     #[arg(long, default_value = "selfplay-out")]
     out: PathBuf,
-    /// Search threads (default: all cores).
-    #[arg(long)]
+    /// Search threads (default: all cores), 1 to 256.
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     threads: Option<usize>,
-    /// Games searched at once = evaluation batch size (overrides the config).
-    #[arg(long)]
+    /// Games searched at once = evaluation batch size (overrides the
+    /// config), 1 to 4096.
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     batch: Option<usize>,
     /// Seed for every random choice.
     #[arg(long, default_value_t = 1)]

@@ -21,13 +21,13 @@ pub struct Args {
     #[arg(long)]
     eval: Option<PathBuf>,
     /// Leave out the first plies of every game (the random openings).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=10_000))]
     skip: u32,
     /// Full-batch Adam steps.
-    #[arg(long, default_value_t = 1500)]
+    #[arg(long, default_value_t = 1500, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     iterations: u32,
     /// Adam step size, in weight units.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 2.0, value_parser = positive)]
     lr: f64,
     /// Write the fitted weights here (TOML, usable as `alphabeta:eval=FILE`).
     #[arg(long)]
@@ -97,4 +97,13 @@ pub fn run(a: Args) -> Result<()> {
         println!("weights written to {}", out.display());
     }
     Ok(())
+}
+
+/// A step size: a finite number above zero.
+fn positive(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        Ok(_) => Err(format!("{s} is not a finite number above 0")),
+        Err(e) => Err(format!("{s}: {e}")),
+    }
 }

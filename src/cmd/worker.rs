@@ -37,8 +37,9 @@ pub struct SelfplayArgs {
     /// Games per shard (default: the run config's `games_per_shard`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     games_per_shard: Option<u64>,
-    /// Threads (default: the run config's `threads`; 0 = every core).
-    #[arg(long)]
+    /// Threads (default: the run config's `threads`; 0 = every core), at
+    /// most 256.
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=256))]
     threads: Option<usize>,
     /// This worker's name in logs and its slot file (default: host and pid).
     #[arg(long)]

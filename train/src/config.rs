@@ -84,10 +84,11 @@ pub struct EvalSection {
 impl RunConfig {
     /// Parses and checks a run config; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str) -> Result<RunConfig, ConfigError> {
-        let c: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
-            file: file.to_string(),
-            message: e.message().trim().to_string(),
-        })?;
+        let c: RunConfig =
+            brandubh_rules::toml_keyed::from_toml(text).map_err(|e| ConfigError::Parse {
+                file: file.to_string(),
+                message: e.to_string(),
+            })?;
         c.check().map_err(|e| ConfigError::InFile {
             file: file.to_string(),
             source: Box::new(e),
@@ -98,6 +99,9 @@ impl RunConfig {
     /// Every value in a range the run can use; the error names the key.
     pub fn check(&self) -> Result<(), ConfigError> {
         self.selfplay.check().map_err(|e| e.within("selfplay"))?;
+        in_range("generations", self.generations as f64, 1.0, 1e6)?;
+        in_range("threads", self.threads as f64, 0.0, 256.0)?;
+        in_range("selfplay_games", self.selfplay_games as f64, 1.0, 1e9)?;
         let n = &self.net;
         use brandubh_model::meta::{MAX_BLOCKS, MAX_CHANNELS, MAX_VALUE_HIDDEN};
         in_range("net.channels", n.channels as f64, 1.0, MAX_CHANNELS as f64)?;
@@ -109,6 +113,12 @@ impl RunConfig {
             MAX_VALUE_HIDDEN as f64,
         )?;
         let t = &self.train;
+        in_range(
+            "train.steps_per_generation",
+            t.steps_per_generation as f64,
+            1.0,
+            1e9,
+        )?;
         in_range("train.lr", t.lr, 1e-7, 10.0)?;
         in_range("train.lr_final", t.lr_final, 0.0, 10.0)?;
         in_range("train.weight_decay", t.weight_decay as f64, 0.0, 1.0)?;
@@ -131,11 +141,30 @@ impl RunConfig {
             1.0,
             1e12,
         )?;
+        let e = &self.eval;
+        in_range("eval.pairs", e.pairs as f64, 0.0, 1e6)?;
+        in_range("eval.sims", e.sims as f64, 1.0, 1e7)?;
+        in_range("eval.promote_score", e.promote_score, 0.0, 1.0)?;
+        in_range("eval.baseline_pairs", e.baseline_pairs as f64, 0.0, 1e6)?;
+        in_range("eval.openings", e.openings as f64, 0.0, 200.0)?;
+        in_range("eval.max_plies", e.max_plies as f64, 1.0, 1e5)?;
+        // Fixed players are checked now, not after a generation's self-play
+        // and training have run.
+        let fixed = std::iter::once(("eval.baseline", &e.baseline))
+            .chain(e.ladder.iter().map(|l| ("eval.ladder", l)));
+        for (key, spec) in fixed {
+            brandubh_eval::PlayerSpec::parse(spec).map_err(|x| ConfigError::Invalid {
+                key: key.into(),
+                problem: x.to_string(),
+            })?;
+        }
         for &ms in &self.eval.equal_time_ms {
             in_range("eval.equal_time_ms", ms as f64, 1.0, 60_000.0)?;
         }
         if let Some(t) = &self.teacher {
             in_range("teacher.random_move_prob", t.random_move_prob, 0.0, 1.0)?;
+            in_range("teacher.games", t.games as f64, 0.0, 1e9)?;
+            in_range("teacher.generations", t.generations as f64, 0.0, 1e6)?;
             let invalid = |problem: String| ConfigError::Invalid {
                 key: "teacher.player".into(),
                 problem,

@@ -123,10 +123,11 @@ impl EvalWeights {
     /// [`EvalWeights::MAX_WEIGHT`].
     pub fn from_toml(text: &str, file: &str) -> Result<EvalWeights, WeightsError> {
         let file = file.to_string();
-        let w: EvalWeights = toml::from_str(text).map_err(|e| WeightsError::Parse {
-            file: file.clone(),
-            message: e.message().trim().to_string(),
-        })?;
+        let w: EvalWeights =
+            brandubh_rules::toml_keyed::from_toml(text).map_err(|e| WeightsError::Parse {
+                file: file.clone(),
+                message: e.to_string(),
+            })?;
         for (name, v) in Self::NAMES.iter().zip(w.to_array()) {
             if v.abs() > Self::MAX_WEIGHT as f64 {
                 return Err(WeightsError::TooLarge {

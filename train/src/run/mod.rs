@@ -212,7 +212,9 @@ impl Run {
     pub fn open(dir: &Path, config_text: Option<(&str, &str)>) -> Result<Run, RunError> {
         let cfg_path = dir.join("config.toml");
         let existing = cfg_path.exists();
-        let text = if existing {
+        // Errors name the file the text came from: the run's own copy,
+        // or for a new run the config given.
+        let (text, source) = if existing {
             let t = std::fs::read_to_string(&cfg_path).map_err(io(&cfg_path))?;
             if let Some((given, file)) = config_text {
                 let a = RunConfig::from_toml(given, file)?;
@@ -224,17 +226,17 @@ impl Run {
                     )));
                 }
             }
-            t
+            (t, cfg_path.display().to_string())
         } else {
-            let (t, _) = config_text.ok_or_else(|| {
+            let (t, file) = config_text.ok_or_else(|| {
                 RunError::State(format!(
                     "{}: no run here and no config given",
                     dir.display()
                 ))
             })?;
-            t.to_string()
+            (t.to_string(), file.to_string())
         };
-        let config = RunConfig::from_toml(&text, &cfg_path.display().to_string())?;
+        let config = RunConfig::from_toml(&text, &source)?;
         let rules = Arc::new(RuleSet::named(&config.rules)?);
         let threads = if config.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
