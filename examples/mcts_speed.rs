@@ -1,7 +1,7 @@
 //! Simulations per second of one game's search from the start position:
 //! the one-leaf loop the MCTS player used before batching (one leaf per
 //! forward pass, on the calling thread), against the batched, pipelined
-//! player with burn-flex or tract behind the evaluator, for random nets of
+//! player with burn-flex, tract or our own engine behind the evaluator, for random nets of
 //! the default size (32×2) and 64×4. Each configuration searches `SIMS`
 //! simulations `REPS` times, the configurations taking turns so that a
 //! noisy spell of the machine hits them alike; medians are printed, and
@@ -10,7 +10,7 @@
 //! `cargo run --release --example mcts_speed [SIMS] [REPS]`
 
 use brandubh_eval::{MctsPlayer, MctsSettings};
-use brandubh_model::{NetConfig, NetEvaluator, TractEvaluator};
+use brandubh_model::{NativeEvaluator, NetConfig, NetEvaluator, TractEvaluator};
 use brandubh_rules::{Game, RuleSet};
 use brandubh_selfplay::{Advance, Evaluator, MctsConfig, Search};
 use burn::tensor::Device;
@@ -61,12 +61,14 @@ fn main() {
         ));
         let tract: Arc<dyn Evaluator> =
             Arc::new(TractEvaluator::new(&net, &config, rules.clone(), "bench".into()).unwrap());
+        let native: Arc<dyn Evaluator> =
+            Arc::new(NativeEvaluator::new(&net, rules.clone(), "bench".into()));
         // (label, evaluator, batch, workers)
         let mut configs: Vec<(String, Arc<dyn Evaluator>, usize, usize)> = Vec::new();
-        for (engine, ev) in [("flex", &flex), ("tract", &tract)] {
+        for (engine, ev) in [("flex", &flex), ("tract", &tract), ("native", &native)] {
             for (batch, workers) in [(1, 1), (8, 1), (4, cores), (8, cores), (16, cores)] {
                 configs.push((
-                    format!("{engine:>5}, batch {batch:>2}, {workers} worker(s)"),
+                    format!("{engine:>6}, batch {batch:>2}, {workers} worker(s)"),
                     ev.clone(),
                     batch,
                     workers,

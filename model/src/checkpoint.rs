@@ -236,13 +236,24 @@ pub fn load(
 /// The inference engine of loaded models.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InferenceEngine {
-    /// Our own batched inference (`native_eval`; the default: the fastest
-    /// here in self-play, see docs/model.md).
+    /// Our own batched inference (`native_eval`).
     Native,
     /// tract, over the net exported to ONNX.
     Tract,
     /// burn itself, on the CPU.
     Flex,
+}
+
+impl InferenceEngine {
+    /// The faster engine here for a net of `channels` trunk channels
+    /// (docs/model.md): ours up to 32 channels, tract's kernels above.
+    pub fn for_width(channels: usize) -> InferenceEngine {
+        if channels <= 32 {
+            InferenceEngine::Native
+        } else {
+            InferenceEngine::Tract
+        }
+    }
 }
 
 /// `BRANDUBH_INFERENCE` holds no engine's name.
@@ -251,12 +262,14 @@ pub enum InferenceEngine {
 pub struct InferenceEngineError(pub String);
 
 /// The engine chosen by the environment variable `BRANDUBH_INFERENCE`
-/// (`native`, the default, `tract` or `flex`).
-pub fn inference_engine() -> Result<InferenceEngine, InferenceEngineError> {
+/// (`native`, `tract` or `flex`); none when it is unset or empty, and
+/// each net then gets `InferenceEngine::for_width`.
+pub fn inference_engine() -> Result<Option<InferenceEngine>, InferenceEngineError> {
     match std::env::var("BRANDUBH_INFERENCE").as_deref() {
-        Err(_) | Ok("") | Ok("native") => Ok(InferenceEngine::Native),
-        Ok("tract") => Ok(InferenceEngine::Tract),
-        Ok("flex") => Ok(InferenceEngine::Flex),
+        Err(_) | Ok("") => Ok(None),
+        Ok("native") => Ok(Some(InferenceEngine::Native)),
+        Ok("tract") => Ok(Some(InferenceEngine::Tract)),
+        Ok("flex") => Ok(Some(InferenceEngine::Flex)),
         Ok(other) => Err(InferenceEngineError(other.to_string())),
     }
 }
@@ -284,22 +297,25 @@ pub fn load_evaluator(
     let device = Device::flex();
     let (net, config, meta) = load(dir, rules, &device)?;
     let rules = Arc::new(rules.clone());
-    Ok(match engine {
-        InferenceEngine::Flex => Arc::new(NetEvaluator::new(&net, device, rules, meta.model_id())),
-        InferenceEngine::Native => Arc::new(crate::native_eval::NativeEvaluator::new(
-            &net,
-            rules,
-            meta.model_id(),
-        )),
-        InferenceEngine::Tract => Arc::new(
-            crate::tract_eval::TractEvaluator::new(&net, &config, rules, meta.model_id()).map_err(
-                |source| LoadEvaluatorError::Tract {
-                    path: dir.to_path_buf(),
-                    source,
-                },
-            )?,
-        ),
-    })
+    Ok(
+        match engine.unwrap_or(InferenceEngine::for_width(config.channels)) {
+            InferenceEngine::Flex => {
+                Arc::new(NetEvaluator::new(&net, device, rules, meta.model_id()))
+            }
+            InferenceEngine::Native => Arc::new(crate::native_eval::NativeEvaluator::new(
+                &net,
+                rules,
+                meta.model_id(),
+            )),
+            InferenceEngine::Tract => Arc::new(
+                crate::tract_eval::TractEvaluator::new(&net, &config, rules, meta.model_id())
+                    .map_err(|source| LoadEvaluatorError::Tract {
+                        path: dir.to_path_buf(),
+                        source,
+                    })?,
+            ),
+        },
+    )
 }
 
 /// `load_evaluator` in the shape `brandubh_selfplay::register_model_loader`
