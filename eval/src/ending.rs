@@ -3,7 +3,7 @@
 //! `king_captured`, `time_forfeit`, …), the same strings the game files have
 //! always held, and a file with any other string is refused when read.
 
-use brandubh_rules::{EndReason, GameResult};
+use brandubh_rules::{EndReason, GameResult, UnknownName};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -55,12 +55,12 @@ impl From<Option<GameResult>> for RecordResult {
 }
 
 impl FromStr for RecordResult {
-    type Err = String;
-    fn from_str(s: &str) -> Result<RecordResult, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<RecordResult, UnknownName> {
         RecordResult::ALL
             .into_iter()
             .find(|r| r.as_str() == s)
-            .ok_or_else(|| format!("unknown result `{s}`"))
+            .ok_or_else(|| UnknownName::new("result", s))
     }
 }
 
@@ -136,20 +136,20 @@ impl From<ForfeitReason> for Ending {
 }
 
 impl FromStr for Ending {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Ending, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Ending, UnknownName> {
         if let Some(f) = ForfeitReason::ALL.into_iter().find(|f| f.as_str() == s) {
             return Ok(Ending::Forfeit(f));
         }
         s.parse::<EndReason>()
             .map(Ending::Rules)
-            .map_err(|_| format!("unknown end reason `{s}`"))
+            .map_err(|_| UnknownName::new("end reason", s))
     }
 }
 
 impl TryFrom<String> for Ending {
-    type Error = String;
-    fn try_from(s: String) -> Result<Ending, String> {
+    type Error = UnknownName;
+    fn try_from(s: String) -> Result<Ending, UnknownName> {
         s.parse()
     }
 }

@@ -18,7 +18,7 @@ pub mod net;
 #[cfg(feature = "net")]
 pub mod tract_eval;
 
-pub use meta::{read_meta, CheckpointError, CheckpointMeta, NetShape, Provenance};
+pub use meta::{read_meta, CheckpointError, CheckpointMeta, NetShape, NetShapeError, Provenance};
 
 #[cfg(feature = "net")]
 pub use checkpoint::{

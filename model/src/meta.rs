@@ -103,16 +103,31 @@ pub const MAX_CHANNELS: usize = 512;
 pub const MAX_BLOCKS: usize = 64;
 pub const MAX_VALUE_HIDDEN: usize = 4096;
 
+/// A net size outside its bound.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("net.{key} = {value}: must be within {lo}..={hi}")]
+pub struct NetShapeError {
+    pub key: &'static str,
+    pub value: usize,
+    pub lo: usize,
+    pub hi: usize,
+}
+
 impl NetShape {
     /// Every size within its bound (channels and the value head at least 1).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), NetShapeError> {
         for (key, v, lo, hi) in [
             ("channels", self.channels, 1, MAX_CHANNELS),
             ("blocks", self.blocks, 0, MAX_BLOCKS),
             ("value_hidden", self.value_hidden, 1, MAX_VALUE_HIDDEN),
         ] {
             if !(lo..=hi).contains(&v) {
-                return Err(format!("net.{key} = {v}: must be within {lo}..={hi}"));
+                return Err(NetShapeError {
+                    key,
+                    value: v,
+                    lo,
+                    hi,
+                });
             }
         }
         Ok(())
@@ -184,7 +199,7 @@ impl CheckpointMeta {
         if let Err(why) = meta.net.check() {
             return Err(CheckpointError::Invalid {
                 path: path.to_path_buf(),
-                why,
+                why: why.to_string(),
             });
         }
         if meta.encoding_version != ENCODING_VERSION {

@@ -31,7 +31,7 @@ pub use opentafl::{from_opentafl, opentafl_rules, OpenTaflRulesError};
 pub use otg::{otg_result, read_otg, write_otg, OtgError, OtgGame};
 pub use perft::{divide, perft, perft_stats, perft_with_history, DepthStats};
 pub use position::{Board, EndReason, Move, MoveList, Outcome, Position, PositionError};
-pub use ruleset::{GameResult, Role, RuleSet, RulesError};
+pub use ruleset::{GameResult, Role, RuleSet, RulesError, UnknownName};
 pub use side::{ParseSideError, Side};
 pub use square::{Direction, ParseSquareError, Square, NUM_SQUARES, SIZE};
 pub use symmetry::Symmetry;

@@ -187,12 +187,12 @@ impl EndReason {
 }
 
 impl std::str::FromStr for EndReason {
-    type Err = String;
-    fn from_str(s: &str) -> Result<EndReason, String> {
+    type Err = crate::UnknownName;
+    fn from_str(s: &str) -> Result<EndReason, crate::UnknownName> {
         EndReason::ALL
             .into_iter()
             .find(|r| r.as_str() == s)
-            .ok_or_else(|| format!("unknown end reason `{s}`"))
+            .ok_or_else(|| crate::UnknownName::new("end reason", s))
     }
 }
 

@@ -117,9 +117,27 @@ impl GameResult {
     }
 }
 
+/// A name that is none of a closed set's (a result, an end reason).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{name}`")]
+pub struct UnknownName {
+    /// What the set names, e.g. "result".
+    pub what: &'static str,
+    pub name: String,
+}
+
+impl UnknownName {
+    pub fn new(what: &'static str, name: &str) -> UnknownName {
+        UnknownName {
+            what,
+            name: name.to_string(),
+        }
+    }
+}
+
 impl std::str::FromStr for GameResult {
-    type Err = String;
-    fn from_str(s: &str) -> Result<GameResult, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<GameResult, UnknownName> {
         [
             GameResult::AttackersWin,
             GameResult::DefendersWin,
@@ -127,7 +145,7 @@ impl std::str::FromStr for GameResult {
         ]
         .into_iter()
         .find(|r| r.as_str() == s)
-        .ok_or_else(|| format!("unknown result `{s}`"))
+        .ok_or_else(|| UnknownName::new("result", s))
     }
 }
 

@@ -865,13 +865,13 @@ fn read_shard_from(
             };
             let result = match result.as_string::<i32>().value(i) {
                 "unfinished" => None,
-                r => Some(r.parse::<GameResult>().map_err(bad)?),
+                r => Some(r.parse::<GameResult>().map_err(|e| bad(e.to_string()))?),
             };
             let reason = if reason.is_null(i) {
                 None
             } else {
                 let r = reason.as_string::<i32>().value(i);
-                Some(r.parse::<EndReason>().map_err(bad)?)
+                Some(r.parse::<EndReason>().map_err(|e| bad(e.to_string()))?)
             };
             games.push(SelfPlayGame {
                 game_id,
