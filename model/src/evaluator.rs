@@ -64,6 +64,32 @@ pub(crate) fn encode_batch(rules: &RuleSet, batch: &[EvalRequest<'_>]) -> Vec<f3
     input
 }
 
+/// The evaluations of `batch`, cut into one slice per thread of the
+/// current rayon pool: `forward` maps a slice's encoded positions to their
+/// policy logits (`POLICY_SIZE` a position) and WDL logits (3 a position).
+pub(crate) fn evaluate_in_slices(
+    rules: &RuleSet,
+    batch: &[EvalRequest<'_>],
+    forward: impl Fn(&[f32]) -> (Vec<f32>, Vec<f32>) + Sync,
+) -> Vec<Evaluation> {
+    use rayon::prelude::*;
+    if batch.is_empty() {
+        return Vec::new();
+    }
+    let input = encode_batch(rules, batch);
+    let slice = batch.len().div_ceil(rayon::current_num_threads().max(1));
+    let outputs: Vec<(Vec<f32>, Vec<f32>)> =
+        input.par_chunks(slice * INPUT_LEN).map(&forward).collect();
+    let rows = outputs
+        .iter()
+        .flat_map(|(policy, wdl)| policy.chunks(POLICY_SIZE).zip(wdl.chunks(3)));
+    batch
+        .iter()
+        .zip(rows)
+        .map(|(r, (logits, wdl))| priors_and_wdl(r, logits, wdl))
+        .collect()
+}
+
 /// A position's evaluation from the net's raw outputs: the policy logits
 /// of its legal moves (softmax over them alone) and the softmaxed WDL.
 pub(crate) fn priors_and_wdl(r: &EvalRequest<'_>, logits: &[f32], wdl: &[f32]) -> Evaluation {

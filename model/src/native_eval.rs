@@ -6,14 +6,13 @@
 //! match burn's (tested in `model/tests/model.rs`).
 
 use crate::encoding::{INPUT_LEN, PLANES};
-use crate::evaluator::{encode_batch, priors_and_wdl};
+use crate::evaluator::evaluate_in_slices;
 use crate::net::{ConvBn, Net};
-use brandubh_rules::{RuleSet, POLICY_SIZE};
+use brandubh_rules::RuleSet;
 use brandubh_selfplay::{EvalRequest, Evaluation, Evaluator};
 use burn::module::Module;
 use burn::nn::Linear;
 use burn::tensor::Tensor;
-use rayon::prelude::*;
 use std::sync::Arc;
 
 const SQUARES: usize = 49;
@@ -203,15 +202,16 @@ fn im2col(x: &[f32], cin: usize, cols: usize, out: &mut Vec<f32>) {
     }
 }
 
-/// `x` (`[c][n·49]`) as `[n][c·49]`: each position's planes in a row,
-/// the flattening burn's heads read.
-fn per_position(x: &[f32], c: usize, n: usize) -> Vec<f32> {
-    let cols = n * SQUARES;
-    let mut out = vec![0.0f32; n * c * SQUARES];
-    for ch in 0..c {
-        for p in 0..n {
-            out[p * c * SQUARES + ch * SQUARES..p * c * SQUARES + (ch + 1) * SQUARES]
-                .copy_from_slice(&x[ch * cols + p * SQUARES..ch * cols + (p + 1) * SQUARES]);
+/// `x`, laid out `[a][b][49]`, as `[b][a][49]`: between one row per
+/// position (`[n][c·49]`, as encoded and as burn's heads flatten) and one
+/// row per channel (`[c][n·49]`, as the convolutions multiply).
+fn swap_planes(x: &[f32], a: usize, b: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; a * b * SQUARES];
+    for i in 0..a {
+        for j in 0..b {
+            let from = (i * b + j) * SQUARES;
+            let to = (j * a + i) * SQUARES;
+            out[to..to + SQUARES].copy_from_slice(&x[from..from + SQUARES]);
         }
     }
     out
@@ -272,14 +272,7 @@ impl NativeNet {
     fn trunk(&self, input: &[f32], scratch: &mut Vec<f32>) -> (Vec<f32>, Vec<f32>) {
         let n = input.len() / INPUT_LEN;
         let cols = n * SQUARES;
-        // Channel-major: plane c of every position in one row.
-        let mut x = vec![0.0f32; PLANES * cols];
-        for (p, one) in input.chunks(INPUT_LEN).enumerate() {
-            for c in 0..PLANES {
-                x[c * cols + p * SQUARES..c * cols + (p + 1) * SQUARES]
-                    .copy_from_slice(&one[c * SQUARES..(c + 1) * SQUARES]);
-            }
-        }
+        let x = swap_planes(input, n, PLANES);
         let mut h = self.stem.forward(&x, cols, scratch, true);
         for (a, b) in &self.blocks {
             let mid = a.forward(&h, cols, scratch, true);
@@ -292,8 +285,8 @@ impl NativeNet {
         let p = self.policy_conv.forward(&h, cols, scratch, true);
         let v = self.value_conv.forward(&h, cols, scratch, true);
         (
-            per_position(&p, self.policy_conv.cout, n),
-            per_position(&v, self.value_conv.cout, n),
+            swap_planes(&p, self.policy_conv.cout, n),
+            swap_planes(&v, self.value_conv.cout, n),
         )
     }
 }
@@ -319,26 +312,7 @@ impl NativeEvaluator {
 
 impl Evaluator for NativeEvaluator {
     fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
-        let n = batch.len();
-        if n == 0 {
-            return Vec::new();
-        }
-        let input = encode_batch(&self.rules, batch);
-        let threads = rayon::current_num_threads().max(1);
-        let slice = n.div_ceil(threads);
-        let outputs: Vec<(Vec<f32>, Vec<f32>)> = input
-            .par_chunks(slice * INPUT_LEN)
-            .map(|chunk| self.net.forward(chunk))
-            .collect();
-        let mut out = Vec::with_capacity(n);
-        let mut requests = batch.iter();
-        for (policy, wdl) in &outputs {
-            for (logits, v) in policy.chunks(POLICY_SIZE).zip(wdl.chunks(3)) {
-                let r = requests.next().expect("one request per output row");
-                out.push(priors_and_wdl(r, logits, v));
-            }
-        }
-        out
+        evaluate_in_slices(&self.rules, batch, |chunk| self.net.forward(chunk))
     }
     fn id(&self) -> String {
         self.id.clone()

@@ -8,12 +8,11 @@
 //! current rayon pool has threads.
 
 use crate::encoding::{INPUT_LEN, PLANES};
-use crate::evaluator::{encode_batch, priors_and_wdl};
+use crate::evaluator::evaluate_in_slices;
 use crate::export::{onnx_bytes, ExportError};
 use crate::net::{Net, NetConfig};
 use brandubh_rules::{RuleSet, POLICY_SIZE};
 use brandubh_selfplay::{EvalRequest, Evaluation, Evaluator};
-use rayon::prelude::*;
 use std::sync::Arc;
 use tract_onnx::prelude::*;
 
@@ -49,50 +48,30 @@ impl TractEvaluator {
         Ok(TractEvaluator { plan, rules, id })
     }
 
-    /// Joined outputs `[1179]` (policy logits, then WDL logits) of one
-    /// encoded position.
-    fn run_one(&self, input: &[f32]) -> Vec<f32> {
-        let x: Tensor = tract_ndarray::Array4::from_shape_vec((1, PLANES, 7, 7), input.to_vec())
-            .expect("one position's planes")
-            .into();
-        let out = self.plan.run(tvec!(x.into())).expect("a fixed plan runs");
-        let mut joined = Vec::with_capacity(POLICY_SIZE + 3);
-        for o in out.iter() {
-            let view = o.to_plain_array_view::<f32>().expect("f32 output");
-            joined.extend(view.iter().copied());
+    /// Policy and WDL logits of encoded positions, one position at a time.
+    fn run(&self, input: &[f32]) -> (Vec<f32>, Vec<f32>) {
+        let n = input.len() / INPUT_LEN;
+        let (mut policy, mut wdl) = (
+            Vec::with_capacity(n * POLICY_SIZE),
+            Vec::with_capacity(n * 3),
+        );
+        for one in input.chunks(INPUT_LEN) {
+            let x: Tensor = tract_ndarray::Array4::from_shape_vec((1, PLANES, 7, 7), one.to_vec())
+                .expect("one position's planes")
+                .into();
+            let out = self.plan.run(tvec!(x.into())).expect("a fixed plan runs");
+            for (o, dst) in out.iter().zip([&mut policy, &mut wdl]) {
+                let view = o.to_plain_array_view::<f32>().expect("f32 output");
+                dst.extend(view.iter().copied());
+            }
         }
-        joined
+        (policy, wdl)
     }
 }
 
 impl Evaluator for TractEvaluator {
     fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
-        let n = batch.len();
-        if n == 0 {
-            return Vec::new();
-        }
-        let input = encode_batch(&self.rules, batch);
-        let threads = rayon::current_num_threads().max(1);
-        let slice = n.div_ceil(threads);
-        let outputs: Vec<Vec<f32>> = input
-            .par_chunks(slice * INPUT_LEN)
-            .map(|chunk| {
-                chunk
-                    .chunks(INPUT_LEN)
-                    .flat_map(|one| self.run_one(one))
-                    .collect()
-            })
-            .collect();
-        let joined: Vec<f32> = outputs.concat();
-        let width = POLICY_SIZE + 3;
-        batch
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let row = &joined[i * width..(i + 1) * width];
-                priors_and_wdl(r, &row[..POLICY_SIZE], &row[POLICY_SIZE..])
-            })
-            .collect()
+        evaluate_in_slices(&self.rules, batch, |chunk| self.run(chunk))
     }
     fn id(&self) -> String {
         self.id.clone()
