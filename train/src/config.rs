@@ -19,6 +19,12 @@ pub struct RunConfig {
     /// Self-play games per generation.
     pub selfplay_games: u64,
     pub selfplay: SelfPlayConfig,
+    /// The attackers' self-play handicap (`selfplay.attacker_sims_factor`)
+    /// falls linearly from its full value in generation 1 to none (1×) in
+    /// generation `1 + handicap_decay_generations`. 0 keeps it for the whole
+    /// run. Optional; 0 by default.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub handicap_decay_generations: u32,
     pub train: TrainSection,
     pub eval: EvalSection,
     /// Teacher games for the first generations (optional; docs/training.md).
@@ -39,8 +45,21 @@ pub struct TrainSection {
     pub window_positions: usize,
     /// Value target = (1 − mix) · game result + mix · search value.
     pub value_target_mix: f32,
+    /// How far to even out the attackers' and the defenders' won games when
+    /// drawing batches: 0 draws the window uniformly, 1 draws both sides'
+    /// wins equally often (`WindowSampler`). Optional; 0 by default.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub side_balance: f32,
     /// Save the candidate every this many steps (resume point).
     pub checkpoint_every: u64,
+}
+
+fn is_zero(x: &f32) -> bool {
+    *x == 0.0
+}
+
+fn is_zero_u32(x: &u32) -> bool {
+    *x == 0
 }
 
 /// Which candidates become the current net.
@@ -82,6 +101,19 @@ pub struct EvalSection {
 }
 
 impl RunConfig {
+    /// The self-play settings of generation `it` (from 1): the config's,
+    /// with the attackers' handicap decayed as `handicap_decay_generations`
+    /// says.
+    pub fn selfplay_at(&self, it: u32) -> SelfPlayConfig {
+        let mut c = self.selfplay.clone();
+        let k = self.handicap_decay_generations;
+        if k > 0 {
+            let left = 1.0 - (it.saturating_sub(1) as f32 / k as f32).min(1.0);
+            c.attacker_sims_factor = 1.0 + (c.attacker_sims_factor - 1.0) * left;
+        }
+        c
+    }
+
     /// Parses and checks a run config; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str) -> Result<RunConfig, ConfigError> {
         let c: RunConfig =
@@ -102,6 +134,12 @@ impl RunConfig {
         in_range("generations", self.generations as f64, 1.0, 1e6)?;
         in_range("threads", self.threads as f64, 0.0, 256.0)?;
         in_range("selfplay_games", self.selfplay_games as f64, 1.0, 1e9)?;
+        in_range(
+            "handicap_decay_generations",
+            self.handicap_decay_generations as f64,
+            0.0,
+            1e6,
+        )?;
         let n = &self.net;
         use brandubh_model::meta::{MAX_BLOCKS, MAX_CHANNELS, MAX_VALUE_HIDDEN};
         in_range("net.channels", n.channels as f64, 1.0, MAX_CHANNELS as f64)?;
@@ -128,6 +166,7 @@ impl RunConfig {
             0.0,
             1.0,
         )?;
+        in_range("train.side_balance", t.side_balance as f64, 0.0, 1.0)?;
         in_range(
             "train.window_positions",
             t.window_positions as f64,

@@ -1,13 +1,13 @@
 //! Training samples from self-play records: a replay window of the newest
-//! positions, drawn uniformly, each under a random one of the eight board
-//! symmetries. Only full-search positions carry a policy target; every
-//! position of a finished game carries the game's result as its value
+//! positions, drawn uniformly or side-balanced (`WindowSampler`), each under
+//! a random one of the eight board symmetries. Only full-search positions
+//! carry a policy target; every position of a finished game carries the game's result as its value
 //! target. A game stopped at the ply cap has no result: its positions get
 //! no value target (a draw would be a guess, and a wrong one for rule sets
 //! that have no ply limit).
 
 use brandubh_model::encoding::{encode, INPUT_LEN};
-use brandubh_rules::{Position, RuleSet, Symmetry, POLICY_SIZE};
+use brandubh_rules::{Position, RuleSet, Side, Symmetry, POLICY_SIZE};
 use brandubh_selfplay::{PositionRecord, SelfPlayGame};
 use rand::Rng;
 
@@ -107,19 +107,122 @@ pub fn sample(rules: &RuleSet, e: &WindowEntry, sym: Symmetry, value_mix: f32) -
     }
 }
 
-/// A batch drawn uniformly (with replacement) from the window, each under a
-/// random symmetry.
-pub fn draw_batch<R: Rng>(
-    rules: &RuleSet,
-    window: &[WindowEntry],
-    size: usize,
-    value_mix: f32,
-    rng: &mut R,
-) -> Vec<Sample> {
-    (0..size)
-        .map(|_| {
-            let e = &window[rng.random_range(0..window.len())];
-            sample(rules, e, Symmetry(rng.random_range(0..8)), value_mix)
-        })
-        .collect()
+/// The side that won the game an entry comes from (`None`: drawn or
+/// unfinished).
+pub fn winner(e: &WindowEntry) -> Option<Side> {
+    let me = e.record.side_to_move;
+    match (e.finished, e.result) {
+        (true, 1) => Some(me),
+        (true, -1) => Some(me.other()),
+        _ => None,
+    }
+}
+
+/// Draws positions from a window, uniformly or side-balanced.
+///
+/// With `side_balance = b > 0`, the positions of games the attackers won and
+/// of games the defenders won are drawn as groups: of the draws that land on
+/// a won game, the attackers' share moves from its share in the window, `s`,
+/// to `(1 − b) · s + b / 2`; within a group positions stay uniform, and
+/// positions of drawn or unfinished games keep their share of the window. At
+/// `b = 1` both sides' wins weigh the same however rare one of them is in
+/// the data. A window in which only one side ever won is drawn uniformly.
+#[derive(Clone, Debug)]
+pub struct WindowSampler {
+    len: usize,
+    /// The probability of drawing a position of a game the attackers won,
+    /// one the defenders won, and one of the rest.
+    shares: [f64; 3],
+    /// `None`: uniform. Otherwise (cumulative probability, indices) of each
+    /// non-empty group.
+    groups: Option<Vec<(f64, Vec<usize>)>>,
+}
+
+/// 0: the attackers won the entry's game, 1: the defenders, 2: neither.
+fn group(e: &WindowEntry) -> usize {
+    match winner(e) {
+        Some(Side::Attackers) => 0,
+        Some(Side::Defenders) => 1,
+        None => 2,
+    }
+}
+
+impl WindowSampler {
+    pub fn new(window: &[WindowEntry], side_balance: f32) -> WindowSampler {
+        let b = f64::from(side_balance.clamp(0.0, 1.0));
+        let mut by = [Vec::new(), Vec::new(), Vec::new()];
+        for (i, e) in window.iter().enumerate() {
+            by[group(e)].push(i);
+        }
+        let n = window.len().max(1) as f64;
+        let [na, nd, nr] = [0, 1, 2].map(|g| by[g].len() as f64);
+        if b == 0.0 || na == 0.0 || nd == 0.0 {
+            return WindowSampler {
+                len: window.len(),
+                shares: [na / n, nd / n, nr / n],
+                groups: None,
+            };
+        }
+        let won = (na + nd) / n;
+        let attackers = (1.0 - b) * na / (na + nd) + b / 2.0;
+        let shares = [won * attackers, won * (1.0 - attackers), nr / n];
+        let mut acc = 0.0;
+        let groups = by
+            .into_iter()
+            .zip(shares)
+            .filter(|(ix, _)| !ix.is_empty())
+            .map(|(ix, q)| {
+                acc += q;
+                (acc, ix)
+            })
+            .collect();
+        WindowSampler {
+            len: window.len(),
+            shares,
+            groups: Some(groups),
+        }
+    }
+
+    /// The probability of drawing a position of a game the attackers won,
+    /// of one the defenders won, and of one of the rest (drawn or
+    /// unfinished).
+    pub fn shares(&self) -> [f64; 3] {
+        self.shares
+    }
+
+    /// The index of one position.
+    pub fn pick<R: Rng>(&self, rng: &mut R) -> usize {
+        match &self.groups {
+            // Uniform draws use the generator exactly as before side
+            // balancing existed, so earlier runs resume drawing the same
+            // batches.
+            None => rng.random_range(0..self.len),
+            Some(groups) => {
+                let u: f64 = rng.random();
+                let (_, ix) = groups
+                    .iter()
+                    .find(|(acc, _)| u < *acc)
+                    .unwrap_or_else(|| groups.last().expect("a group"));
+                ix[rng.random_range(0..ix.len())]
+            }
+        }
+    }
+
+    /// A batch drawn with replacement, each position under a random
+    /// symmetry.
+    pub fn draw_batch<R: Rng>(
+        &self,
+        rules: &RuleSet,
+        window: &[WindowEntry],
+        size: usize,
+        value_mix: f32,
+        rng: &mut R,
+    ) -> Vec<Sample> {
+        (0..size)
+            .map(|_| {
+                let e = &window[self.pick(rng)];
+                sample(rules, e, Symmetry(rng.random_range(0..8)), value_mix)
+            })
+            .collect()
+    }
 }

@@ -19,7 +19,7 @@ pub mod worker;
 
 pub use config::RunConfig;
 #[cfg(feature = "net")]
-pub use data::{draw_batch, sample, window, Sample, WindowEntry};
+pub use data::{sample, window, winner, Sample, WindowEntry, WindowSampler};
 #[cfg(feature = "net")]
 pub use run::{Progress, Run, RunError, RunState};
 #[cfg(feature = "net")]

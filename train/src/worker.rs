@@ -263,7 +263,7 @@ pub fn run_worker(
         run_selfplay(
             rules.clone(),
             evaluator.as_ref(),
-            &config.selfplay,
+            &config.selfplay_at(it),
             SelfPlayJob {
                 games: per_shard,
                 seed,

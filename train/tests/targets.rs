@@ -1,7 +1,7 @@
 //! Training targets with independent expectations: the value target's
 //! sign for each side, unfinished games, the replay window, symmetries of
-//! board and policy target, the learning-rate schedule, and a tiny net
-//! fitting a tiny batch.
+//! board and policy target, the learning-rate schedule, side-balanced
+//! sampling, and a tiny net fitting a tiny batch.
 
 use brandubh_model::encoding::{encode, INPUT_LEN};
 use brandubh_model::NetConfig;
@@ -9,8 +9,10 @@ use brandubh_rules::{Game, GameResult, Move, Position, RuleSet, Side, Symmetry, 
 use brandubh_selfplay::SelfPlayConfig;
 use brandubh_selfplay::{PositionRecord, SelfPlayGame};
 use brandubh_train::RunConfig;
-use brandubh_train::{cosine_lr, sample, window, Trainer, WindowEntry};
+use brandubh_train::{cosine_lr, sample, window, winner, Trainer, WindowEntry, WindowSampler};
 use burn::tensor::Device;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -276,6 +278,11 @@ fn run_config_errors_name_the_key() {
         ("lr = 0.002", "lr = -1.0", "train.lr"),
         ("batch_size = 256", "batch_size = 0", "train.batch_size"),
         ("c_puct = 1.5", "c_puct = 1e9", "selfplay.mcts.c_puct"),
+        (
+            "value_target_mix = 0.25",
+            "value_target_mix = 0.25\nside_balance = 1.5",
+            "train.side_balance",
+        ),
     ] {
         assert!(text.contains(from), "{from}");
         let e = RunConfig::from_toml(&text.replacen(from, to, 1), "run.toml").unwrap_err();
@@ -288,4 +295,128 @@ fn run_config_errors_name_the_key() {
             "{e}"
         );
     }
+}
+
+/// One game the attackers won, nine the defenders won and one unfinished,
+/// four positions each: 4 + 36 + 4 entries, oldest first.
+fn lopsided_window() -> Vec<WindowEntry> {
+    let mut games = vec![game(0, 4, Some(GameResult::AttackersWin))];
+    games.extend((1..10).map(|i| game(i, 4, Some(GameResult::DefendersWin))));
+    games.push(game(10, 4, None));
+    window(&games, 1000)
+}
+
+/// How often each group (attackers' wins, defenders' wins, the rest) and
+/// each entry come up in `n` draws.
+fn draw_counts(w: &[WindowEntry], s: &WindowSampler, n: usize) -> ([f64; 3], Vec<usize>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut groups = [0.0; 3];
+    let mut each = vec![0; w.len()];
+    for _ in 0..n {
+        let i = s.pick(&mut rng);
+        each[i] += 1;
+        let g = match winner(&w[i]) {
+            Some(Side::Attackers) => 0,
+            Some(Side::Defenders) => 1,
+            None => 2,
+        };
+        groups[g] += 1.0 / n as f64;
+    }
+    (groups, each)
+}
+
+#[test]
+fn the_winner_of_an_entry_is_the_same_for_both_sides_to_move() {
+    let w = lopsided_window();
+    // Entries alternate the side to move; the winner is the game's.
+    assert!(w[..4].iter().all(|e| winner(e) == Some(Side::Attackers)));
+    assert_ne!(w[0].record.side_to_move, w[1].record.side_to_move);
+    assert!(w[4..40].iter().all(|e| winner(e) == Some(Side::Defenders)));
+    assert!(w[40..].iter().all(|e| winner(e).is_none()));
+}
+
+#[test]
+fn side_balanced_sampling_evens_out_each_sides_wins() {
+    let w = lopsided_window();
+    assert_eq!(w.len(), 44);
+    // The attackers' share of won games' draws: 4/40 in the window, moved
+    // to (1 − b)·0.1 + b/2; the unfinished game keeps its 4/44 either way.
+    for (b, attackers) in [(0.0, 0.1), (0.5, 0.3), (1.0, 0.5)] {
+        let s = WindowSampler::new(&w, b);
+        let want = [
+            40.0 / 44.0 * attackers,
+            40.0 / 44.0 * (1.0 - attackers),
+            4.0 / 44.0,
+        ];
+        for (got, want) in s.shares().iter().zip(want) {
+            assert!((got - want).abs() < 1e-9, "b = {b}: {:?}", s.shares());
+        }
+        let (drawn, each) = draw_counts(&w, &s, 100_000);
+        for (got, want) in drawn.iter().zip(want) {
+            assert!((got - want).abs() < 0.01, "b = {b}: drew {drawn:?}");
+        }
+        // Within a group every entry is drawn about equally often.
+        for (range, share) in [(0..4, want[0]), (4..40, want[1]), (40..44, want[2])] {
+            let per = share * 100_000.0 / range.len() as f64;
+            for i in range {
+                let got = each[i] as f64;
+                assert!(
+                    (got - per).abs() < 0.1 * per,
+                    "b = {b}, entry {i}: {got} of {per}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn uniform_sampling_draws_as_before_and_one_sided_windows_stay_uniform() {
+    let w = lopsided_window();
+    // Side balance 0 uses the generator as a plain uniform draw does, so a
+    // run resumed on a newer build draws the same batches.
+    let s = WindowSampler::new(&w, 0.0);
+    let mut a = ChaCha8Rng::seed_from_u64(9);
+    let mut b = ChaCha8Rng::seed_from_u64(9);
+    for _ in 0..1000 {
+        assert_eq!(s.pick(&mut a), b.random_range(0..w.len()));
+    }
+    // Only the defenders ever won: nothing to balance against.
+    let one_sided = window(
+        &[game(1, 4, Some(GameResult::DefendersWin)), game(2, 6, None)],
+        100,
+    );
+    let s = WindowSampler::new(&one_sided, 1.0);
+    assert_eq!(s.shares(), [0.0, 0.4, 0.6]);
+    let mut a = ChaCha8Rng::seed_from_u64(3);
+    let mut b = ChaCha8Rng::seed_from_u64(3);
+    for _ in 0..100 {
+        assert_eq!(s.pick(&mut a), b.random_range(0..one_sided.len()));
+    }
+}
+
+#[test]
+fn the_attackers_handicap_decays_to_none_over_the_given_generations() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/runs/wtf-strong.toml");
+    let mut c = RunConfig::from_toml(&std::fs::read_to_string(&p).unwrap(), "wtf").unwrap();
+    assert_eq!(c.selfplay.attacker_sims_factor, 4.0);
+    // Without a decay the handicap holds for the whole run.
+    assert_eq!(c.selfplay_at(1).attacker_sims_factor, 4.0);
+    assert_eq!(c.selfplay_at(60).attacker_sims_factor, 4.0);
+    // 4× in generation 1, 1× from generation 13 on, linear between.
+    c.handicap_decay_generations = 12;
+    for (it, want) in [
+        (1, 4.0),
+        (5, 3.0),
+        (7, 2.5),
+        (13, 1.0),
+        (14, 1.0),
+        (60, 1.0),
+    ] {
+        let got = c.selfplay_at(it).attacker_sims_factor;
+        assert!((got - want).abs() < 1e-6, "generation {it}: {got}");
+    }
+    // Nothing else changes.
+    let mut d = c.selfplay_at(7);
+    d.attacker_sims_factor = c.selfplay.attacker_sims_factor;
+    assert_eq!(d, c.selfplay);
 }

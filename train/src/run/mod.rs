@@ -13,7 +13,7 @@ mod selfplay;
 mod training;
 
 use crate::config::{Gating, RunConfig};
-use crate::data::{draw_batch, window};
+use crate::data::{window, WindowSampler};
 use crate::trainer::{optimizer_file, Trainer};
 use brandubh_eval::arena::{run_match, MatchConfig};
 use brandubh_eval::ratings::{rate, RatingTable};

@@ -91,7 +91,7 @@ impl Run {
         let stats = run_selfplay(
             self.rules.clone(),
             evaluator.as_ref(),
-            &self.config.selfplay,
+            &self.config.selfplay_at(it),
             SelfPlayJob {
                 games: total - done,
                 seed,
@@ -138,6 +138,11 @@ impl Run {
             it as usize,
         );
         tb.add_scalar("selfplay/batch_fill", stats.mean_fill() as f32, it as usize);
+        tb.add_scalar(
+            "selfplay/attacker_sims_factor",
+            self.config.selfplay_at(it).attacker_sims_factor,
+            it as usize,
+        );
         Ok(())
     }
 }

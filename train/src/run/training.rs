@@ -100,9 +100,15 @@ impl Run {
         // outside the window), for provenance and for checking that every
         // shard a worker wrote was trained on.
         shards_read.sort();
+        let sampler = WindowSampler::new(&win, self.config.train.side_balance);
+        // How often batches hold positions of games each side won, in the
+        // window and as drawn: attackers, defenders, neither.
+        let round = |x: [f64; 3]| x.map(|v| (v * 1e4).round() / 1e4);
         let record = serde_json::json!({
             "iteration": it,
             "positions": win.len(),
+            "won_shares": round(WindowSampler::new(&win, 0.0).shares()),
+            "drawn_shares": round(sampler.shares()),
             "shards": shards_read,
         });
         write_atomic(
@@ -130,7 +136,7 @@ impl Run {
             let mut rng = ChaCha8Rng::seed_from_u64(splitmix64(
                 self.config.seed ^ 0x7a1 ^ splitmix64(global ^ splitmix64(it as u64)),
             ));
-            let batch = draw_batch(
+            let batch = sampler.draw_batch(
                 &self.rules,
                 &win,
                 self.config.train.batch_size,
