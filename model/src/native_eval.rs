@@ -163,38 +163,41 @@ fn matmul(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
     }
 }
 
-/// For each of the nine taps of a 3×3 kernel (row-major, centre 4) and
-/// each square, the square the tap reads, or none past the board's edge.
-fn taps() -> [[Option<u8>; SQUARES]; 9] {
-    let mut t = [[None; SQUARES]; 9];
-    for (tap, row) in t.iter_mut().enumerate() {
-        let (dy, dx) = (tap as i32 / 3 - 1, tap as i32 % 3 - 1);
-        for (s, cell) in row.iter_mut().enumerate() {
-            let (y, x) = ((s / 7) as i32 + dy, (s % 7) as i32 + dx);
-            if (0..7).contains(&y) && (0..7).contains(&x) {
-                *cell = Some((y * 7 + x) as u8);
-            }
-        }
-    }
-    t
-}
-
 /// Lays out `x` (`[cin][cols]`) as the `[cin·9][cols]` matrix a 3×3
-/// convolution with padding 1 multiplies: row `ci·9 + tap` holds, for
-/// every position and square, what that tap reads.
+/// convolution with padding 1 multiplies: row `ci·9 + tap` (taps row-major,
+/// centre 4) holds, for every position and square, what that tap reads.
+///
+/// A tap reads the square `7·dy + dx` away, so each row is the channel's
+/// plane shifted by that much as one copy; then the squares whose read
+/// fell past the board's edge (into a neighbouring row or position) are
+/// zeroed.
 fn im2col(x: &[f32], cin: usize, cols: usize, out: &mut Vec<f32>) {
-    static TAPS: std::sync::OnceLock<[[Option<u8>; SQUARES]; 9]> = std::sync::OnceLock::new();
-    let taps = TAPS.get_or_init(taps);
-    out.clear();
+    // Every element is written below, so the buffer is only grown.
     out.resize(cin * 9 * cols, 0.0);
     for ci in 0..cin {
         let plane = &x[ci * cols..(ci + 1) * cols];
-        for (tap, reads) in taps.iter().enumerate() {
+        for tap in 0..9 {
+            let (dy, dx) = (tap as isize / 3 - 1, tap as isize % 3 - 1);
+            let shift = 7 * dy + dx;
             let row = &mut out[(ci * 9 + tap) * cols..(ci * 9 + tap + 1) * cols];
-            for (dst, src) in row.chunks_mut(SQUARES).zip(plane.chunks(SQUARES)) {
-                for (d, r) in dst.iter_mut().zip(reads) {
-                    if let Some(r) = r {
-                        *d = src[*r as usize];
+            let t = shift.unsigned_abs().min(cols);
+            if shift >= 0 {
+                row[..cols - t].copy_from_slice(&plane[t..]);
+                row[cols - t..].fill(0.0);
+            } else {
+                row[t..].copy_from_slice(&plane[..cols - t]);
+                row[..t].fill(0.0);
+            }
+            for board in row.chunks_exact_mut(SQUARES) {
+                match dy {
+                    -1 => board[..7].fill(0.0),
+                    1 => board[SQUARES - 7..].fill(0.0),
+                    _ => {}
+                }
+                if dx != 0 {
+                    let edge = if dx < 0 { 0 } else { 6 };
+                    for y in 0..7 {
+                        board[y * 7 + edge] = 0.0;
                     }
                 }
             }
@@ -316,5 +319,47 @@ impl Evaluator for NativeEvaluator {
     }
     fn id(&self) -> String {
         self.id.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every entry of the column matrix against the definition: row
+    /// `ci·9 + tap`, column `p·49 + y·7 + x` holds channel `ci` of position
+    /// `p` at `(y + dy, x + dx)`, or 0 off the board.
+    #[test]
+    fn im2col_reads_each_taps_square_or_zero_off_the_board() {
+        let (cin, n) = (3, 4);
+        let cols = n * SQUARES;
+        let x: Vec<f32> = (0..cin * cols).map(|i| 1.0 + i as f32).collect();
+        // A dirty, too-short buffer: every entry must still be written.
+        let mut out = vec![f32::NAN; 17];
+        for _ in 0..2 {
+            im2col(&x, cin, cols, &mut out);
+            assert_eq!(out.len(), cin * 9 * cols);
+            for ci in 0..cin {
+                for tap in 0..9 {
+                    let (dy, dx) = (tap as i32 / 3 - 1, tap as i32 % 3 - 1);
+                    for p in 0..n {
+                        for y in 0..7i32 {
+                            for xx in 0..7i32 {
+                                let (sy, sx) = (y + dy, xx + dx);
+                                let want = if (0..7).contains(&sy) && (0..7).contains(&sx) {
+                                    x[ci * cols + p * SQUARES + (sy * 7 + sx) as usize]
+                                } else {
+                                    0.0
+                                };
+                                let got = out
+                                    [(ci * 9 + tap) * cols + p * SQUARES + (y * 7 + xx) as usize];
+                                assert_eq!(got, want, "ci {ci} tap {tap} p {p} ({y},{xx})");
+                            }
+                        }
+                    }
+                }
+            }
+            out.iter_mut().for_each(|v| *v = f32::NAN);
+        }
     }
 }
