@@ -246,9 +246,10 @@ pub enum InferenceEngine {
 
 impl InferenceEngine {
     /// The faster engine here for a net of `channels` trunk channels
-    /// (docs/model.md): ours up to 32 channels, tract's kernels above.
+    /// (docs/model.md): ours up to 64 channels, the widest measured;
+    /// tract's kernels above.
     pub fn for_width(channels: usize) -> InferenceEngine {
-        if channels <= 32 {
+        if channels <= 64 {
             InferenceEngine::Native
         } else {
             InferenceEngine::Tract
