@@ -172,7 +172,7 @@ fn matmul(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
 /// fell past the board's edge (into a neighbouring row or position) are
 /// zeroed.
 fn im2col(x: &[f32], cin: usize, cols: usize, out: &mut Vec<f32>) {
-    // Every element is written below, so the buffer is only grown.
+    // Every element is written below, so the buffer is resized, not cleared.
     out.resize(cin * 9 * cols, 0.0);
     for ci in 0..cin {
         let plane = &x[ci * cols..(ci + 1) * cols];

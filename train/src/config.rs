@@ -23,7 +23,7 @@ pub struct RunConfig {
     /// falls linearly from its full value in generation 1 to none (1×) in
     /// generation `1 + handicap_decay_generations`. 0 keeps it for the whole
     /// run. Optional; 0 by default.
-    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub handicap_decay_generations: u32,
     pub train: TrainSection,
     pub eval: EvalSection,
@@ -48,18 +48,15 @@ pub struct TrainSection {
     /// How far to even out the attackers' and the defenders' won games when
     /// drawing batches: 0 draws the window uniformly, 1 draws both sides'
     /// wins equally often (`WindowSampler`). Optional; 0 by default.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub side_balance: f32,
     /// Save the candidate every this many steps (resume point).
     pub checkpoint_every: u64,
 }
 
-fn is_zero(x: &f32) -> bool {
-    *x == 0.0
-}
-
-fn is_zero_u32(x: &u32) -> bool {
-    *x == 0
+/// Optional keys at their default are left out of a written config.
+fn is_default<T: Default + PartialEq>(x: &T) -> bool {
+    *x == T::default()
 }
 
 /// Which candidates become the current net.

@@ -1,10 +1,10 @@
 //! Training samples from self-play records: a replay window of the newest
 //! positions, drawn uniformly or side-balanced (`WindowSampler`), each under
 //! a random one of the eight board symmetries. Only full-search positions
-//! carry a policy target; every position of a finished game carries the game's result as its value
-//! target. A game stopped at the ply cap has no result: its positions get
-//! no value target (a draw would be a guess, and a wrong one for rule sets
-//! that have no ply limit).
+//! carry a policy target; every position of a finished game carries the
+//! game's result as its value target. A game stopped at the ply cap has no
+//! result: its positions get no value target (a draw would be a guess, and
+//! a wrong one for rule sets that have no ply limit).
 
 use brandubh_model::encoding::{encode, INPUT_LEN};
 use brandubh_rules::{Position, RuleSet, Side, Symmetry, POLICY_SIZE};
@@ -130,8 +130,10 @@ pub fn winner(e: &WindowEntry) -> Option<Side> {
 #[derive(Clone, Debug)]
 pub struct WindowSampler {
     len: usize,
-    /// The probability of drawing a position of a game the attackers won,
-    /// one the defenders won, and one of the rest.
+    /// The share of the window's positions from games the attackers won,
+    /// the defenders won, and neither.
+    window_shares: [f64; 3],
+    /// The probability of drawing a position of each of those groups.
     shares: [f64; 3],
     /// `None`: uniform. Otherwise (cumulative probability, indices) of each
     /// non-empty group.
@@ -156,10 +158,12 @@ impl WindowSampler {
         }
         let n = window.len().max(1) as f64;
         let [na, nd, nr] = [0, 1, 2].map(|g| by[g].len() as f64);
+        let window_shares = [na / n, nd / n, nr / n];
         if b == 0.0 || na == 0.0 || nd == 0.0 {
             return WindowSampler {
                 len: window.len(),
-                shares: [na / n, nd / n, nr / n],
+                window_shares,
+                shares: window_shares,
                 groups: None,
             };
         }
@@ -178,6 +182,7 @@ impl WindowSampler {
             .collect();
         WindowSampler {
             len: window.len(),
+            window_shares,
             shares,
             groups: Some(groups),
         }
@@ -188,6 +193,11 @@ impl WindowSampler {
     /// unfinished).
     pub fn shares(&self) -> [f64; 3] {
         self.shares
+    }
+
+    /// The same groups' shares of the window itself.
+    pub fn window_shares(&self) -> [f64; 3] {
+        self.window_shares
     }
 
     /// The index of one position.

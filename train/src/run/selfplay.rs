@@ -88,10 +88,11 @@ impl Run {
         let mut pending = Vec::new();
         let mut failure = None;
         let per_shard = self.config.selfplay.games_per_shard.max(1);
+        let config = self.config.selfplay_at(it);
         let stats = run_selfplay(
             self.rules.clone(),
             evaluator.as_ref(),
-            &self.config.selfplay_at(it),
+            &config,
             SelfPlayJob {
                 games: total - done,
                 seed,
@@ -140,7 +141,7 @@ impl Run {
         tb.add_scalar("selfplay/batch_fill", stats.mean_fill() as f32, it as usize);
         tb.add_scalar(
             "selfplay/attacker_sims_factor",
-            self.config.selfplay_at(it).attacker_sims_factor,
+            config.attacker_sims_factor,
             it as usize,
         );
         Ok(())

@@ -107,7 +107,7 @@ impl Run {
         let record = serde_json::json!({
             "iteration": it,
             "positions": win.len(),
-            "won_shares": round(WindowSampler::new(&win, 0.0).shares()),
+            "won_shares": round(sampler.window_shares()),
             "drawn_shares": round(sampler.shares()),
             "shards": shards_read,
         });
