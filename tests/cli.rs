@@ -755,6 +755,68 @@ fn init_model_refuses_what_is_not_its_own() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `init-model --config` takes the net shape as a checkpoint records it,
+/// with or without a moves-left output; `analyze` shows the plies left a
+/// search expects only for a net that has one, and its spec takes the
+/// moves-left utility's settings.
+#[test]
+fn init_model_config_and_the_moves_left_output_in_analyze() {
+    let dir = std::env::temp_dir().join(format!("brandubh-ml-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for moves_left in [false, true] {
+        let cfg = dir.join(format!("net-{moves_left}.json"));
+        let mut shape = serde_json::json!({"channels": 8, "blocks": 1, "value_hidden": 8});
+        if moves_left {
+            shape["moves_left"] = serde_json::json!(true);
+        }
+        std::fs::write(&cfg, shape.to_string()).unwrap();
+        let ckpt = dir.join(format!("ckpt-{moves_left}"));
+        let out = brandubh(&[
+            "init-model",
+            "--rules",
+            "wtf",
+            "--out",
+            ckpt.to_str().unwrap(),
+            "--config",
+            cfg.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(ckpt.join("model.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            meta["net"]["moves_left"].as_bool().unwrap_or(false),
+            moves_left
+        );
+        let v = ok_json(&[
+            "analyze",
+            "--rules",
+            "wtf",
+            "--player",
+            &format!("mcts:model={},sims=32,ml=0.03,mlslope=0.01", ckpt.display()),
+            "--json",
+        ]);
+        let moves = v["moves"].as_array().unwrap();
+        let visited: Vec<_> = moves
+            .iter()
+            .filter(|m| m["visits"].as_u64() > Some(0))
+            .collect();
+        assert!(!visited.is_empty());
+        for m in visited {
+            assert_eq!(m["plies_left"].is_number(), moves_left, "{m}");
+            if moves_left {
+                assert!(m["plies_left"].as_f64().unwrap() >= 1.0, "{m}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Exporting a shipped net again, out of its run directory, keeps the
 /// training record its card had, and never writes over the checkpoint.
 #[test]

@@ -278,6 +278,8 @@ fn keys_of(kind: &str) -> Option<&'static [(&'static str, KeyKind)]> {
             ("fpu", Float(0.0, 2.0)),
             ("vloss", Float(0.0, 2.0)),
             ("forks", Int(0, 1)),
+            ("ml", Float(0.0, 1.0)),
+            ("mlslope", Float(0.0, 1.0)),
             ("verify", Float(0.0, 0.9)),
         ],
         _ => return None,
@@ -309,7 +311,9 @@ impl PlayerSpec {
     ///   `batch=N` leaves per evaluation (default 16, at most a 32nd of
     ///   `sims`), `threads=N` evaluating (default all cores), and the MCTS
     ///   settings `cpuct=F`, `fpu=F`, `gumbel=0|1`, `vloss=F`, `forks=0|1`
-    ///   (count a king's escape fork as won: `escape_forks`) (defaults:
+    ///   (count a king's escape fork as won: `escape_forks`), `ml=F` and
+    ///   `mlslope=F` (the moves-left utility's cap and slope, for nets with
+    ///   a moves-left output: `moves_left_effect`, `moves_left_slope`) (defaults:
     ///   `MctsConfig::default()`), and `verify=F` (with `ms=T` or a clock:
     ///   keep this share of each move's time for an alpha-beta check that
     ///   the chosen move does not lose by force; default 0).
@@ -421,6 +425,8 @@ impl PlayerSpec {
                 fpu_reduction: self.float("fpu").unwrap_or(defaults.fpu_reduction),
                 virtual_loss: self.float("vloss").unwrap_or(defaults.virtual_loss),
                 escape_forks: self.num("forks").map_or(defaults.escape_forks, |f| f != 0),
+                moves_left_effect: self.float("ml").unwrap_or(defaults.moves_left_effect),
+                moves_left_slope: self.float("mlslope").unwrap_or(defaults.moves_left_slope),
                 ..defaults
             },
             sims,

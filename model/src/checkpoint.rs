@@ -27,6 +27,7 @@ impl From<&NetConfig> for NetShape {
             channels: c.channels,
             blocks: c.blocks,
             value_hidden: c.value_hidden,
+            moves_left: c.moves_left,
         }
     }
 }
@@ -38,6 +39,7 @@ impl NetShape {
             .with_channels(self.channels)
             .with_blocks(self.blocks)
             .with_value_hidden(self.value_hidden)
+            .with_moves_left(self.moves_left)
     }
 }
 
@@ -65,7 +67,7 @@ fn weights_hash(st: &safetensors::SafeTensors) -> String {
 }
 
 /// The net shape the weights themselves hold (the stem's channels, the
-/// residual blocks, the value head's width), so that a model.json that
+/// residual blocks, the value head's width, the moves-left output), so that a model.json that
 /// declares another shape is refused before a net of that shape is built.
 fn weights_shape(st: &safetensors::SafeTensors) -> Result<NetShape, String> {
     let dim0 = |name: &str| {
@@ -91,6 +93,7 @@ fn weights_shape(st: &safetensors::SafeTensors) -> Result<NetShape, String> {
         channels: dim0("stem.conv.weight")?,
         blocks,
         value_hidden: dim0("value_fc1.bias")?,
+        moves_left: st.tensor("moves_left_fc.bias").is_ok(),
     })
 }
 

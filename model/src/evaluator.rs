@@ -3,7 +3,7 @@
 //! normalised priors and WDL estimates.
 
 use crate::encoding::{encode, INPUT_LEN, PLANES};
-use crate::net::Net;
+use crate::net::{Net, MOVES_LEFT_SCALE};
 use brandubh_rules::{RuleSet, POLICY_SIZE};
 use brandubh_selfplay::{EvalRequest, Evaluation, Evaluator};
 use burn::module::Module;
@@ -32,7 +32,8 @@ impl NetEvaluator {
         }
     }
 
-    /// Raw outputs for encoded inputs: (policy logits N×1176, WDL logits N×3).
+    /// Raw outputs for encoded inputs: (policy logits N×1176, value N×3 or
+    /// N×4, as `Net::forward`).
     pub fn forward_raw(&self, input: Vec<f32>, n: usize) -> (Vec<f32>, Vec<f32>) {
         let x = Tensor::<4>::from_data(TensorData::new(input, [n, PLANES, 7, 7]), &self.device);
         let (p, v) = self.free_net().forward(x);
@@ -66,7 +67,8 @@ pub(crate) fn encode_batch(rules: &RuleSet, batch: &[EvalRequest<'_>]) -> Vec<f3
 
 /// The evaluations of `batch`, cut into one slice per thread of the
 /// current rayon pool: `forward` maps a slice's encoded positions to their
-/// policy logits (`POLICY_SIZE` a position) and WDL logits (3 a position).
+/// policy logits (`POLICY_SIZE` a position) and value outputs (3 or 4 a
+/// position, as `Net::forward`).
 pub(crate) fn evaluate_in_slices(
     rules: &RuleSet,
     batch: &[EvalRequest<'_>],
@@ -80,9 +82,10 @@ pub(crate) fn evaluate_in_slices(
     let slice = batch.len().div_ceil(rayon::current_num_threads().max(1));
     let outputs: Vec<(Vec<f32>, Vec<f32>)> =
         input.par_chunks(slice * INPUT_LEN).map(&forward).collect();
-    let rows = outputs
-        .iter()
-        .flat_map(|(policy, wdl)| policy.chunks(POLICY_SIZE).zip(wdl.chunks(3)));
+    let rows = outputs.iter().flat_map(|(policy, value)| {
+        let width = value_width(policy.len(), value.len());
+        policy.chunks(POLICY_SIZE).zip(value.chunks(width))
+    });
     batch
         .iter()
         .zip(rows)
@@ -90,8 +93,14 @@ pub(crate) fn evaluate_in_slices(
         .collect()
 }
 
+/// Columns of the value output, from the outputs' lengths for one batch.
+fn value_width(policy_len: usize, value_len: usize) -> usize {
+    (value_len / (policy_len / POLICY_SIZE).max(1)).max(3)
+}
+
 /// A position's evaluation from the net's raw outputs: the policy logits
-/// of its legal moves (softmax over them alone) and the softmaxed WDL.
+/// of its legal moves (softmax over them alone), the softmaxed WDL, and
+/// the plies left if the value output has a fourth column.
 pub(crate) fn priors_and_wdl(r: &EvalRequest<'_>, logits: &[f32], wdl: &[f32]) -> Evaluation {
     let mut priors: Vec<f32> = r
         .moves
@@ -101,7 +110,11 @@ pub(crate) fn priors_and_wdl(r: &EvalRequest<'_>, logits: &[f32], wdl: &[f32]) -
     softmax(&mut priors);
     let mut v = [wdl[0], wdl[1], wdl[2]];
     softmax(&mut v);
-    Evaluation { priors, wdl: v }
+    Evaluation {
+        priors,
+        wdl: v,
+        moves_left: wdl.get(3).map(|m| m.max(0.0) * MOVES_LEFT_SCALE),
+    }
 }
 
 fn softmax(xs: &mut [f32]) {
@@ -122,7 +135,8 @@ impl Evaluator for NetEvaluator {
         if n == 0 {
             return Vec::new();
         }
-        let (policy, wdl) = self.forward_raw(encode_batch(&self.rules, batch), n);
+        let (policy, value) = self.forward_raw(encode_batch(&self.rules, batch), n);
+        let width = value_width(policy.len(), value.len());
         batch
             .iter()
             .enumerate()
@@ -130,7 +144,7 @@ impl Evaluator for NetEvaluator {
                 priors_and_wdl(
                     r,
                     &policy[i * POLICY_SIZE..(i + 1) * POLICY_SIZE],
-                    &wdl[i * 3..i * 3 + 3],
+                    &value[i * width..(i + 1) * width],
                 )
             })
             .collect()

@@ -11,7 +11,7 @@
 use crate::encoding::{encode, ENCODING_VERSION, INPUT_LEN, PLANES};
 use crate::evaluator::NetEvaluator;
 use crate::meta::CheckpointMeta;
-use crate::net::{Net, NetConfig};
+use crate::net::{Net, NetConfig, MOVES_LEFT_SCALE};
 use brandubh_rules::{opentafl_rules, Game, RuleSet, POLICY_SIZE};
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
@@ -172,7 +172,8 @@ fn name_graph(bytes: &[u8]) -> Result<Vec<u8>, ExportError> {
 }
 
 /// The net as ONNX: opset 18, a dynamic batch axis, input `board`
-/// `[N, 8, 7, 7]`, outputs `policy` `[N, 1176]` and `wdl` `[N, 3]` (logits).
+/// `[N, 8, 7, 7]`, outputs `policy` `[N, 1176]` and `wdl` `[N, 3]` (logits;
+/// `[N, 4]` with the moves-left output last).
 /// Works on a deep copy: capture moves the batch-norm statistics of the
 /// module it is given.
 pub fn onnx_bytes(net: &Net, config: &NetConfig) -> Result<Vec<u8>, ExportError> {
@@ -231,6 +232,7 @@ pub fn export(
         .collect();
     let ev = NetEvaluator::new(net, device.clone(), rules.clone(), meta.model_id());
     let (policy, wdl) = ev.forward_raw(input.clone(), n);
+    let width = wdl.len() / n.max(1);
     let (t_policy, t_wdl, names) = run_tract(onnx_path, &input, n)?;
     let max_diff = t_policy
         .iter()
@@ -251,27 +253,35 @@ pub fn export(
             let p = &policy[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
             let mut top: Vec<(usize, f32)> = p.iter().copied().enumerate().collect();
             top.sort_by(|a, b| b.1.total_cmp(&a.1));
-            json!({
+            let mut v = json!({
                 "position": t.record,
                 "side_to_move": t.side,
                 "plies_since_capture": t.quiet_plies,
                 "repeated": t.repeated,
                 "input": t.planes,
-                "wdl_logits": &wdl[i * 3..i * 3 + 3],
+                "wdl_logits": &wdl[i * width..i * width + 3],
                 "policy_logits_top8": top[..8].iter().map(|(k, v)| json!({"index": k, "logit": v})).collect::<Vec<_>>(),
                 "policy_logits_sum": p.iter().sum::<f32>(),
-            })
+            });
+            if width > 3 {
+                v["moves_left_output"] = json!(wdl[i * width + 3]);
+            }
+            v
         })
         .collect();
     let card = json!({
         "model": {"id": meta.model_id(), "content_hash": meta.content_hash, "step": meta.step, "generation": meta.generation,
-                   "net": {"channels": config.channels, "blocks": config.blocks, "value_hidden": config.value_hidden},
+                   "net": {"channels": config.channels, "blocks": config.blocks, "value_hidden": config.value_hidden, "moves_left": config.moves_left},
                    "provenance": meta.provenance},
         "rules": {"name": rules.name(), "hash": format!("{:016x}", rules.hash), "options": rules.options,
                   "opentafl": ot, "not_expressible_in_opentafl": unsupported},
         "onnx": {"opset": 18, "input": {"name": INPUT_NAME, "shape": ["batch", PLANES, 7, 7], "dtype": "float32"},
                  "outputs": [{"name": POLICY_NAME, "shape": ["batch", POLICY_SIZE], "dtype": "float32", "what": "policy logits"},
-                             {"name": WDL_NAME, "shape": ["batch", 3], "dtype": "float32", "what": "win, draw, loss logits for the side to move"}]},
+                             {"name": WDL_NAME, "shape": ["batch", width], "dtype": "float32", "what": if width > 3 {
+                                 "win, draw, loss logits for the side to move, then the moves-left output"
+                             } else {
+                                 "win, draw, loss logits for the side to move"
+                             }}]},
         "training": training,
         "encoding": {
             "version": ENCODING_VERSION,
@@ -288,7 +298,12 @@ pub fn export(
             "index": "(from * 4 + direction) * 6 + (distance - 1), from = rank*7 + file (a1 = 0), direction 0 north (+rank), 1 east (+file), 2 south, 3 west, distance 1..6",
             "masking": "set the logits of illegal moves to -infinity, then softmax; a pass (only ever the sole legal move) has no index",
         },
-        "value": "softmax of the three logits: win, draw, loss for the side to move",
+        "value": "softmax of the first three logits: win, draw, loss for the side to move",
+        "moves_left": if width > 3 {
+            json!(format!("the fourth column of `{WDL_NAME}` times {MOVES_LEFT_SCALE}, at least 0: the plies the game is expected to last from this position"))
+        } else {
+            json!(null)
+        },
         "test_vectors": {"positions": vectors, "checked_in": "tract-onnx 0.23", "max_abs_diff_vs_burn": max_diff},
     });
     let card_path = card_path(onnx_path);

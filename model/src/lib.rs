@@ -30,6 +30,6 @@ pub use evaluator::NetEvaluator;
 #[cfg(feature = "net")]
 pub use native_eval::{NativeEvaluator, NativeNet};
 #[cfg(feature = "net")]
-pub use net::{Net, NetConfig};
+pub use net::{Net, NetConfig, MOVES_LEFT_SCALE};
 #[cfg(feature = "net")]
 pub use tract_eval::TractEvaluator;

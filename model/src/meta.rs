@@ -94,6 +94,9 @@ pub struct NetShape {
     pub channels: usize,
     pub blocks: usize,
     pub value_hidden: usize,
+    /// The net has the moves-left output (absent in files of nets without).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub moves_left: bool,
 }
 
 /// The largest nets a checkpoint or run config may declare: far above

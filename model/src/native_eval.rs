@@ -116,6 +116,26 @@ impl Dense {
         }
     }
 
+    /// One layer computing `self`'s outputs, then `other`'s, from the same
+    /// input.
+    fn beside(self, other: Dense) -> Dense {
+        assert_eq!(self.din, other.din, "layers side by side share their input");
+        let dout = self.dout + other.dout;
+        let mut w = Vec::with_capacity(self.din * dout);
+        for i in 0..self.din {
+            w.extend_from_slice(&self.w[i * self.dout..(i + 1) * self.dout]);
+            w.extend_from_slice(&other.w[i * other.dout..(i + 1) * other.dout]);
+        }
+        let mut b = self.b;
+        b.extend(other.b);
+        Dense {
+            din: self.din,
+            dout,
+            w,
+            b,
+        }
+    }
+
     /// `x` is `[n][din]`; returns `[n][dout]`.
     fn forward(&self, x: &[f32], n: usize, relu: bool) -> Vec<f32> {
         let mut y = vec![0.0f32; n * self.dout];
@@ -228,7 +248,9 @@ pub struct NativeNet {
     policy_fc: Dense,
     value_conv: Conv,
     value_fc1: Dense,
-    value_fc2: Dense,
+    /// The W/D/L logits, and the moves-left output beside them if the net
+    /// has one.
+    value_out: Dense,
 }
 
 impl NativeNet {
@@ -245,12 +267,16 @@ impl NativeNet {
             policy_fc: Dense::new(&net.policy_fc),
             value_conv: Conv::fold(&net.value_conv),
             value_fc1: Dense::new(&net.value_fc1),
-            value_fc2: Dense::new(&net.value_fc2),
+            value_out: match &net.moves_left_fc {
+                None => Dense::new(&net.value_fc2),
+                Some(m) => Dense::new(&net.value_fc2).beside(Dense::new(m)),
+            },
         }
     }
 
     /// Encoded positions (`[n][8][7][7]`, as `encoding::encode` writes
-    /// them) → (policy logits `[n][1176]`, WDL logits `[n][3]`).
+    /// them) → (policy logits `[n][1176]`, value `[n][3]`: WDL logits, or
+    /// `[n][4]` with the moves-left output last, as `Net::forward`).
     pub fn forward(&self, input: &[f32]) -> (Vec<f32>, Vec<f32>) {
         let n = input.len() / INPUT_LEN;
         // The trunk and the heads' 1×1 convolutions run on a few positions
@@ -266,8 +292,8 @@ impl NativeNet {
         }
         let policy = self.policy_fc.forward(&p_rows, n, false);
         let v = self.value_fc1.forward(&v_rows, n, true);
-        let wdl = self.value_fc2.forward(&v, n, false);
-        (policy, wdl)
+        let value = self.value_out.forward(&v, n, false);
+        (policy, value)
     }
 
     /// The trunk and the heads' convolutions on `input`'s positions: the

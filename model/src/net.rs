@@ -1,5 +1,7 @@
 //! The policy/value network: a residual 3×3 convolutional trunk with a
-//! policy head (1176 logits) and a win/draw/loss value head.
+//! policy head (1176 logits) and a win/draw/loss value head, optionally
+//! followed by a moves-left output (the plies the game has left, over
+//! `MOVES_LEFT_SCALE`) read from the value head's hidden layer.
 
 use crate::encoding::{BOARD, PLANES};
 use brandubh_rules::POLICY_SIZE;
@@ -22,7 +24,14 @@ pub struct NetConfig {
     /// Hidden units of the value head.
     #[config(default = 64)]
     pub value_hidden: usize,
+    /// A moves-left output beside the W/D/L logits.
+    #[config(default = false)]
+    pub moves_left: bool,
 }
+
+/// The moves-left output is the expected number of plies to the game's end
+/// divided by this, so that its targets are of the order of one.
+pub const MOVES_LEFT_SCALE: f32 = 100.0;
 
 #[derive(Module, Debug)]
 pub struct ConvBn {
@@ -72,6 +81,7 @@ pub struct Net {
     pub(crate) value_conv: ConvBn,
     pub(crate) value_fc1: Linear,
     pub(crate) value_fc2: Linear,
+    pub(crate) moves_left_fc: Option<Linear>,
 }
 
 const POLICY_CHANNELS: usize = 4;
@@ -93,6 +103,9 @@ impl NetConfig {
             value_conv: ConvBn::new(c, VALUE_CHANNELS, 1, device),
             value_fc1: LinearConfig::new(VALUE_CHANNELS * 49, self.value_hidden).init(device),
             value_fc2: LinearConfig::new(self.value_hidden, 3).init(device),
+            moves_left_fc: self
+                .moves_left
+                .then(|| LinearConfig::new(self.value_hidden, 1).init(device)),
         }
     }
 
@@ -105,13 +118,29 @@ impl NetConfig {
         let heads = c * (POLICY_CHANNELS + VALUE_CHANNELS) as u64 * sq
             + (POLICY_CHANNELS as u64 * sq) * POLICY_SIZE as u64
             + (VALUE_CHANNELS as u64 * sq) * self.value_hidden as u64
-            + self.value_hidden as u64 * 3;
+            + self.value_hidden as u64 * (3 + self.moves_left as u64);
         stem + blocks + heads
     }
 }
 
 impl Net {
-    /// `x`: `[N, 8, 7, 7]` → (policy logits `[N, 1176]`, WDL logits `[N, 3]`).
+    /// Columns of the value output: 3, or 4 with the moves-left output.
+    pub fn value_width(&self) -> usize {
+        3 + self.moves_left_fc.is_some() as usize
+    }
+
+    /// This net with a freshly initialised moves-left output (the same net
+    /// if it has one), to train the output onto an existing net.
+    pub fn with_moves_left(mut self, device: &Device) -> Net {
+        if self.moves_left_fc.is_none() {
+            let hidden = self.value_fc2.weight.dims()[0];
+            self.moves_left_fc = Some(LinearConfig::new(hidden, 1).init(device));
+        }
+        self
+    }
+
+    /// `x`: `[N, 8, 7, 7]` → (policy logits `[N, 1176]`, value `[N, 3]`:
+    /// WDL logits; `[N, 4]` with the moves-left output as the last column).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
         let [n, _, _, _] = x.dims();
         let mut h = self.stem.forward(x); // [N, C, 7, 7]
@@ -127,7 +156,12 @@ impl Net {
             self.value_fc1
                 .forward(v.reshape([n, VALUE_CHANNELS * BOARD * BOARD])),
         ); // [N, hidden]
-        let v = self.value_fc2.forward(v); // [N, 3]
-        (p, v)
+        match &self.moves_left_fc {
+            None => (p, self.value_fc2.forward(v)), // [N, 3]
+            Some(m) => {
+                let wdl = self.value_fc2.forward(v.clone());
+                (p, Tensor::cat(vec![wdl, m.forward(v)], 1)) // [N, 4]
+            }
+        }
     }
 }

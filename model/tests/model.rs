@@ -101,6 +101,64 @@ fn checkpoints_round_trip() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A net with the moves-left output: its checkpoint says so (and the
+/// weights agree), it loads as the same net, its evaluations carry the
+/// plies left, and it exports to ONNX with the output as the value's fourth
+/// column, which its card's vectors reproduce in tract. A net without the
+/// output gives none, and its checkpoint's metadata does not mention it.
+#[test]
+fn moves_left_output_round_trips_and_exports() {
+    let _rng = rng_lock();
+    let r = rules("wtf");
+    let dir = tmp("moves-left");
+    let device = Device::flex();
+    device.seed(13);
+    let config = NetConfig::new()
+        .with_channels(8)
+        .with_blocks(1)
+        .with_moves_left(true);
+    let net = config.init(&device);
+    assert_eq!(net.value_width(), 4);
+    let meta = save(&dir.join("ckpt"), &net, &config, &r, 7, 1, "test").unwrap();
+    assert!(meta.net.moves_left);
+    let (back, cfg2, _) = load(&dir.join("ckpt"), &r, &device).unwrap();
+    assert_eq!(cfg2, config);
+    let games = some_positions(&r);
+    let a = eval_all(
+        &NetEvaluator::new(&net, device.clone(), r.clone(), "a".into()),
+        &games,
+    );
+    assert_eq!(
+        a,
+        eval_all(
+            &NetEvaluator::new(&back, device.clone(), r.clone(), "b".into()),
+            &games,
+        )
+    );
+    assert!(a.iter().all(|e| e.moves_left.is_some_and(|m| m >= 0.0)));
+    let onnx = dir.join("net.onnx");
+    let report = export(&net, &config, &meta, &r, &onnx, serde_json::Value::Null).unwrap();
+    assert!(report.max_abs_diff <= 1e-4, "{}", report.max_abs_diff);
+    let card: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("net.card.json")).unwrap()).unwrap();
+    assert_eq!(card["onnx"]["outputs"][1]["shape"][1], 4);
+    assert!(card["moves_left"].is_string());
+    card_alone_reproduces_its_vectors(&onnx, &card);
+
+    let plain = NetConfig::new().with_channels(8).with_blocks(1);
+    let net = plain.init(&device);
+    let meta = save(&dir.join("plain"), &net, &plain, &r, 7, 1, "test").unwrap();
+    assert!(!meta.net.moves_left);
+    let text = std::fs::read_to_string(dir.join("plain").join("model.json")).unwrap();
+    assert!(!text.contains("moves_left"), "{text}");
+    let e = eval_all(
+        &NetEvaluator::new(&net, device, r.clone(), "p".into()),
+        &games,
+    );
+    assert!(e.iter().all(|e| e.moves_left.is_none()));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn provenance_reads_as_fields_or_as_an_old_note() {
     let _rng = rng_lock();
@@ -414,6 +472,16 @@ fn card_alone_reproduces_its_vectors(file: &std::path::Path, card: &serde_json::
         for (k, want) in v["wdl_logits"].as_array().unwrap().iter().enumerate() {
             assert!((wdl[k] - want.as_f64().unwrap() as f32).abs() < 1e-4);
         }
+        // A moves-left output is the value output's fourth column.
+        let width = card["onnx"]["outputs"][1]["shape"][1].as_u64().unwrap() as usize;
+        assert_eq!(wdl.len(), width);
+        match v.get("moves_left_output") {
+            Some(m) => {
+                assert_eq!(width, 4);
+                assert!((wdl[3] - m.as_f64().unwrap() as f32).abs() < 1e-4);
+            }
+            None => assert_eq!(width, 3),
+        }
         for top in v["policy_logits_top8"].as_array().unwrap() {
             let k = top["index"].as_u64().unwrap() as usize;
             assert!((policy[k] - top["logit"].as_f64().unwrap() as f32).abs() < 1e-4);
@@ -494,6 +562,7 @@ fn native_inference_matches_burn() {
         .with_blocks(1)
         .with_value_hidden(16);
     nets.push((rules("modern"), small.init(&device)));
+    nets.push((rules("wtf"), small.with_moves_left(true).init(&device)));
     for (r, net) in &nets {
         // Positions of one seeded random game, repetitions flagged on some.
         let mut g = Game::new(r.clone());
@@ -542,6 +611,10 @@ fn native_inference_matches_burn() {
                 .chain(x.wdl.iter().zip(&y.wdl))
             {
                 assert!((p - q).abs() < 1e-4, "{p} vs {q}");
+            }
+            assert_eq!(x.moves_left.is_some(), y.moves_left.is_some());
+            if let (Some(p), Some(q)) = (x.moves_left, y.moves_left) {
+                assert!((p - q).abs() < 1e-2 * (1.0 + p), "{p} vs {q}");
             }
         }
     }

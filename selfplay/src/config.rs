@@ -44,6 +44,35 @@ pub struct MctsConfig {
     /// size for the mover (1: a full loss; 0: a visit that changes no value,
     /// only spreads the next walks by the exploration term).
     pub virtual_loss: f32,
+    /// Moves-left utility (PUCT only, nets with a moves-left output): the
+    /// largest amount by which a move's score rises or falls for the plies
+    /// it is expected to take; 0 turns it off. A side that is winning
+    /// prefers the shorter lines, a side that is losing the longer ones, in
+    /// proportion to how sure the node's value is.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub moves_left_effect: f32,
+    /// The utility per ply of difference between a move's expected plies
+    /// to the end and its parent's, before the cap `moves_left_effect`.
+    #[serde(
+        default = "default_moves_left_slope",
+        skip_serializing_if = "is_default_moves_left_slope"
+    )]
+    pub moves_left_slope: f32,
+}
+
+const MOVES_LEFT_SLOPE: f32 = 0.0027;
+
+fn default_moves_left_slope() -> f32 {
+    MOVES_LEFT_SLOPE
+}
+
+fn is_default_moves_left_slope(x: &f32) -> bool {
+    *x == MOVES_LEFT_SLOPE
+}
+
+/// Optional keys at their default are left out of a written config.
+pub fn is_default<T: Default + PartialEq>(x: &T) -> bool {
+    *x == T::default()
 }
 
 impl Default for MctsConfig {
@@ -67,6 +96,8 @@ impl Default for MctsConfig {
             loss_in_one: true,
             escape_forks: false,
             virtual_loss: 1.0,
+            moves_left_effect: 0.0,
+            moves_left_slope: MOVES_LEFT_SLOPE,
         }
     }
 }
@@ -192,6 +223,8 @@ impl MctsConfig {
         range("gumbel_c_visit", self.gumbel_c_visit as f64, 0.001, 1e6)?;
         range("gumbel_c_scale", self.gumbel_c_scale as f64, 0.001, 1e6)?;
         range("virtual_loss", self.virtual_loss as f64, 0.0, 2.0)?;
+        range("moves_left_effect", self.moves_left_effect as f64, 0.0, 1.0)?;
+        range("moves_left_slope", self.moves_left_slope as f64, 0.0, 1.0)?;
         Ok(())
     }
 }

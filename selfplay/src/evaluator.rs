@@ -24,6 +24,9 @@ pub struct Evaluation {
     pub priors: Vec<f32>,
     /// Win, draw, loss probabilities for the side to move.
     pub wdl: [f32; 3],
+    /// The plies the game is expected to last from here, from nets with a
+    /// moves-left output.
+    pub moves_left: Option<f32>,
 }
 
 impl Evaluation {
@@ -51,6 +54,7 @@ impl Evaluator for UniformEvaluator {
             .map(|r| Evaluation {
                 priors: vec![1.0 / r.moves.len().max(1) as f32; r.moves.len()],
                 wdl: [0.0, 1.0, 0.0],
+                moves_left: None,
             })
             .collect()
     }

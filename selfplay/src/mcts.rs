@@ -41,6 +41,9 @@ struct Edge {
     loses: bool,
     /// Sum of draw probabilities backed up through this edge.
     draw_sum: f32,
+    /// Sum of the plies to the end, counted from the parent, backed up
+    /// through this edge.
+    plies_sum: f32,
     /// Walks through this edge waiting for an evaluation (virtual losses).
     in_flight: u32,
 }
@@ -53,8 +56,12 @@ struct Node {
     visits: u32,
     /// Sum of values from the point of view of the side to move here.
     value_sum: f32,
+    /// Sum of the plies to the end backed up through this node.
+    plies_sum: f32,
     /// Exact value for the side to move, when the game is over here.
     terminal: Option<f32>,
+    /// With `terminal`: the plies until the game is over (0 when it is).
+    terminal_plies: u8,
     expanded: bool,
     /// Earlier occurrences of this position on its path (for the net's input).
     repetitions: u8,
@@ -98,6 +105,9 @@ pub struct MoveAnalysis {
     pub q: Option<f32>,
     /// Win, draw, loss for the side to move at the root; `None` unvisited.
     pub wdl: Option<[f32; 3]>,
+    /// Mean plies to the game's end after this move, from nets with a
+    /// moves-left output; `None` unvisited or without one.
+    pub plies_left: Option<f32>,
     /// The principal variation: this move, then the most visited replies.
     pub pv: Vec<Move>,
 }
@@ -155,6 +165,8 @@ pub struct Search {
     /// The root's priors before any noise: Gumbel's policy target improves
     /// on the net's own policy, not on the noised one.
     root_priors: Vec<f32>,
+    /// The evaluator gives the plies left (the moves-left utility can work).
+    moves_left_seen: bool,
 }
 
 fn outcome_value(result: GameResult, pos: &Position) -> f32 {
@@ -186,6 +198,7 @@ impl Search {
             moves: MoveList::new(),
             root_win: None,
             root_priors: Vec::new(),
+            moves_left_seen: false,
         };
         let root = s.new_node(*game.position());
         debug_assert_eq!(root, 0);
@@ -217,11 +230,13 @@ impl Search {
         } else {
             None
         };
+        let mut terminal_plies = 0;
         if is_root {
             self.root_win = win;
         } else if win.is_some() {
             // Won for the side to move: an exact value, no evaluation needed.
             terminal = Some(1.0);
+            terminal_plies = 1;
         } else if terminal.is_none()
             && self.cfg.win_in_one
             && self.cfg.escape_forks
@@ -229,6 +244,7 @@ impl Search {
         {
             // The king forks two escapes: won three plies on.
             terminal = Some(1.0);
+            terminal_plies = 3;
         }
         let first_edge = self.edges.len() as u32;
         let mut n_edges = 0;
@@ -265,6 +281,7 @@ impl Search {
                     value_sum: 0.0,
                     loses,
                     draw_sum: 0.0,
+                    plies_sum: 0.0,
                     in_flight: 0,
                 });
             }
@@ -273,6 +290,7 @@ impl Search {
             if !is_root && n_edges > 0 && losing == n_edges as usize {
                 // Every move loses next turn: lost for the side to move.
                 terminal = Some(-1.0);
+                terminal_plies = 2;
                 self.edges.truncate(first_edge as usize);
                 self.edge_moves.truncate(first_edge as usize);
                 n_edges = 0;
@@ -284,7 +302,9 @@ impl Search {
             n_edges,
             visits: 0,
             value_sum: 0.0,
+            plies_sum: 0.0,
             terminal,
+            terminal_plies,
             expanded: false,
             repetitions: pos.repetitions(&hist).min(255) as u8,
             in_flight: 0,
@@ -442,6 +462,12 @@ impl Search {
         };
         let fpu = parent_q - self.cfg.fpu_reduction;
         let sqrt_n = ((n.visits + n.in_flight).max(1) as f32).sqrt();
+        // Moves-left utility: relative to the node's own expected length,
+        // shorter lines score more for a side that is winning, longer ones
+        // for a side that is losing, scaled by how sure the value is.
+        let cap = self.cfg.moves_left_effect;
+        let moves_left = (cap > 0.0 && self.moves_left_seen && n.visits > 0)
+            .then(|| n.plies_sum / n.visits as f32);
         let mut best = (f32::NEG_INFINITY, 0u32);
         for i in 0..n.n_edges {
             let e = &self.edges[(n.first_edge + i) as usize];
@@ -453,7 +479,11 @@ impl Search {
                 fpu
             };
             let u = self.cfg.c_puct * e.prior * sqrt_n / (1.0 + visits as f32);
-            let s = q + u;
+            let mut s = q + u;
+            if let (Some(parent_m), true) = (moves_left, e.visits > 0) {
+                let longer = e.plies_sum / e.visits as f32 - parent_m;
+                s -= parent_q * (self.cfg.moves_left_slope * longer).clamp(-cap, cap);
+            }
             if s > best.0 {
                 best = (s, i);
             }
@@ -493,7 +523,8 @@ impl Search {
                 let n = &self.nodes[node as usize];
                 if let Some(v) = n.terminal {
                     let draw = if v == 0.0 { 1.0 } else { 0.0 };
-                    self.backup(node, v, draw);
+                    let plies = n.terminal_plies as f32;
+                    self.backup(node, v, draw, plies);
                     break;
                 }
                 if !n.expanded {
@@ -669,30 +700,42 @@ impl Search {
             };
         }
         self.nodes[leaf as usize].expanded = true;
-        self.backup(leaf, eval.value(), eval.wdl[1]);
+        self.moves_left_seen |= eval.moves_left.is_some();
+        self.backup(
+            leaf,
+            eval.value(),
+            eval.wdl[1],
+            eval.moves_left.unwrap_or(0.0),
+        );
         if leaf == 0 {
             self.prepare_root(rng);
         }
     }
 
-    /// Backs `value` (for the side to move at `leaf`) and the draw
-    /// probability up the current path, and takes the path's virtual loss off.
-    fn backup(&mut self, leaf: u32, value: f32, draw: f32) {
+    /// Backs `value` (for the side to move at `leaf`), the draw
+    /// probability and the plies left at `leaf` up the current path, and
+    /// takes the path's virtual loss off.
+    fn backup(&mut self, leaf: u32, value: f32, draw: f32, plies: f32) {
         let mut v = value;
+        let mut m = plies;
         let l = &mut self.nodes[leaf as usize];
         l.visits += 1;
         l.value_sum += v;
+        l.plies_sum += m;
         let path = std::mem::take(&mut self.path);
         for &(node, edge) in path.iter().rev() {
             v = -v;
+            m += 1.0;
             let e = &mut self.edges[edge as usize];
             e.visits += 1;
             e.value_sum += v;
             e.draw_sum += draw;
+            e.plies_sum += m;
             e.in_flight -= 1;
             let n = &mut self.nodes[node as usize];
             n.visits += 1;
             n.value_sum += v;
+            n.plies_sum += m;
             n.in_flight -= 1;
         }
         self.path = path;
@@ -883,6 +926,8 @@ impl Search {
                     prior: e.prior,
                     q,
                     wdl,
+                    plies_left: (self.moves_left_seen && e.visits > 0)
+                        .then(|| e.plies_sum / e.visits as f32),
                     pv,
                 }
             })

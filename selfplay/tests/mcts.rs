@@ -447,3 +447,127 @@ fn game_ids_start_where_asked() {
     ids.sort_unstable();
     assert_eq!(ids, (100..107).collect::<Vec<u64>>());
 }
+
+/// An evaluator under which the side to move at the start wins (or loses)
+/// everywhere, with uniform priors, and whose plies left depend only on
+/// where the attackers stand: each of the attackers' first moves leads to
+/// its own expected length, which their opponents' replies keep.
+struct SureOutcome {
+    starter: Side,
+    starter_wins: bool,
+    moves_left: bool,
+}
+
+impl SureOutcome {
+    fn plies_left(pos: &brandubh_rules::Position) -> f32 {
+        let a = pos.board().attackers.0;
+        let sum: u64 = (0..49).filter(|i| a >> i & 1 == 1).sum();
+        10.0 + (sum % 37) as f32
+    }
+}
+
+impl Evaluator for SureOutcome {
+    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        batch
+            .iter()
+            .map(|r| {
+                let wins = (r.position.side_to_move() == self.starter) == self.starter_wins;
+                Evaluation {
+                    priors: vec![1.0 / r.moves.len().max(1) as f32; r.moves.len()],
+                    wdl: if wins {
+                        [1.0, 0.0, 0.0]
+                    } else {
+                        [0.0, 0.0, 1.0]
+                    },
+                    moves_left: self.moves_left.then(|| Self::plies_left(r.position)),
+                }
+            })
+            .collect()
+    }
+    fn id(&self) -> String {
+        "sure".into()
+    }
+}
+
+fn visits_under(g: &Game, cfg: MctsConfig, ev: &SureOutcome) -> RootStats {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut s = Search::new(g.rules().clone(), cfg, g);
+    s.start(300, false, &mut rng);
+    while s.advance() == Advance::NeedsEval {
+        let e = ev.evaluate(&[s.leaf_request()]);
+        s.apply(&e[0], &mut rng);
+    }
+    s.choose(0.0, &mut rng).1
+}
+
+/// The plies left after each root move, by `SureOutcome`'s rule.
+fn plies_after(g: &Game, st: &RootStats) -> Vec<f32> {
+    st.visits
+        .iter()
+        .map(|(mv, _)| {
+            let pos = g.position().play(g.rules(), *mv).0;
+            SureOutcome::plies_left(&pos)
+        })
+        .collect()
+}
+
+fn most_visited(st: &RootStats) -> usize {
+    (0..st.visits.len())
+        .max_by_key(|&i| st.visits[i].1)
+        .expect("root moves")
+}
+
+#[test]
+fn moves_left_utility_lengthens_lost_games_and_shortens_won_ones() {
+    let g = Game::new(Arc::new(RuleSet::builtin("modern").unwrap()));
+    let starter = g.position().side_to_move();
+    // No first-play reduction: every move, visited or not, looks the same
+    // but for the plies it takes.
+    let even = MctsConfig {
+        fpu_reduction: 0.0,
+        ..puct()
+    };
+    let cfg = MctsConfig {
+        moves_left_effect: 0.05,
+        ..even.clone()
+    };
+    for starter_wins in [false, true] {
+        let ev = SureOutcome {
+            starter,
+            starter_wins,
+            moves_left: true,
+        };
+        let st = visits_under(&g, cfg.clone(), &ev);
+        let plies = plies_after(&g, &st);
+        let chosen = plies[most_visited(&st)];
+        let (lo, hi) = plies
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+        assert!(hi > lo + 10.0, "the root moves' lengths differ: {lo}..{hi}");
+        if starter_wins {
+            assert_eq!(chosen, lo, "a won game is ended soonest");
+        } else {
+            assert_eq!(chosen, hi, "a lost game is drawn out longest");
+        }
+        // Off, every move is alike: the visits spread evenly.
+        let off = visits_under(&g, even.clone(), &ev);
+        let counts: Vec<u32> = off.visits.iter().map(|v| v.1).collect();
+        let spread = counts.iter().max().unwrap() - counts.iter().min().unwrap();
+        assert!(spread <= 2, "without the utility: {counts:?}");
+    }
+}
+
+#[test]
+fn moves_left_utility_needs_an_evaluator_that_gives_plies_left() {
+    let g = Game::new(Arc::new(RuleSet::builtin("modern").unwrap()));
+    let ev = SureOutcome {
+        starter: g.position().side_to_move(),
+        starter_wins: false,
+        moves_left: false,
+    };
+    let on = MctsConfig {
+        moves_left_effect: 0.05,
+        ..puct()
+    };
+    assert_eq!(visits_under(&g, on, &ev), visits_under(&g, puct(), &ev));
+}

@@ -118,6 +118,7 @@ fn raw_eval(p: &brandubh_eval::MctsPlayer, game: &Game) -> Value {
         "evaluator": p.evaluator().id(),
         "wdl": e.wdl,
         "value": e.value(),
+        "plies_left": e.moves_left,
         "policy": policy.iter().map(|(m, p)| json!({"move": m, "prior": p})).collect::<Vec<_>>(),
     })
 }
@@ -138,6 +139,7 @@ fn mcts_json(r: &MctsReport, top: usize) -> Value {
             "prior": m.prior,
             "q": m.q,
             "wdl": m.wdl,
+            "plies_left": m.plies_left,
             "pv": m.pv.iter().map(|x| x.to_string()).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
@@ -154,23 +156,36 @@ fn print_mcts(game: &Game, player: &str, r: &MctsReport, top: usize, raw: Option
         r.elapsed.as_secs_f64(),
         r.simulations as f64 / r.elapsed.as_secs_f64().max(1e-9)
     );
+    // The plies-left column only for nets with a moves-left output.
+    let plies = r.moves.iter().any(|m| m.plies_left.is_some());
     println!(
-        "{:<14} {:>8} {:>7} {:>7} {:>17}  pv",
-        "move", "visits", "prior", "Q", "win/draw/loss"
+        "{:<14} {:>8} {:>7} {:>7} {:>17}{}  pv",
+        "move",
+        "visits",
+        "prior",
+        "Q",
+        "win/draw/loss",
+        if plies { "  plies left" } else { "" }
     );
     for m in r.moves.iter().take(top) {
         let q = m.q.map_or("-".to_string(), |q| format!("{q:+.3}"));
         let wdl = m.wdl.map_or("-".to_string(), |w| {
             format!("{:.2}/{:.2}/{:.2}", w[0], w[1], w[2])
         });
+        let left = match (plies, m.plies_left) {
+            (false, _) => String::new(),
+            (true, Some(p)) => format!("{p:>12.1}"),
+            (true, None) => format!("{:>12}", "-"),
+        };
         let pv: Vec<String> = m.pv.iter().map(|x| x.to_string()).collect();
         println!(
-            "{:<14} {:>8} {:>7.3} {:>7} {:>17}  {}",
+            "{:<14} {:>8} {:>7.3} {:>7} {:>17}{}  {}",
             m.mv.to_string(),
             m.visits,
             m.prior,
             q,
             wdl,
+            left,
             pv.join(" ")
         );
     }

@@ -1,5 +1,5 @@
 use anyhow::{bail, Result};
-use brandubh_model::{save, NetConfig};
+use brandubh_model::{save, NetConfig, NetShape};
 use burn::tensor::Device;
 use std::path::PathBuf;
 
@@ -11,7 +11,9 @@ pub struct Args {
     /// Checkpoint directory to write.
     #[arg(long)]
     out: PathBuf,
-    /// Net config (JSON written by burn's Config, e.g. {"channels":64,"blocks":4,"value_hidden":64}).
+    /// Net config: JSON with the net shape a checkpoint records, e.g.
+    /// {"channels":64,"blocks":4,"value_hidden":64}, plus "moves_left":true
+    /// for a moves-left output.
     #[arg(long)]
     config: Option<PathBuf>,
     /// Trunk channels (when no --config), 1 to 512.
@@ -50,8 +52,9 @@ pub fn run(a: Args) -> Result<()> {
         Some(p) => {
             let text =
                 std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
-            serde_json::from_str::<NetConfig>(&text)
+            serde_json::from_str::<NetShape>(&text)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
+                .config()
         }
         None => NetConfig::new()
             .with_channels(a.channels as usize)

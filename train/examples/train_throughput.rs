@@ -24,6 +24,7 @@ fn main() {
                 policy_weight: 1.0,
                 wdl: [1.0, 0.0, 0.0],
                 value_weight: 1.0,
+                moves_left: 0.0,
             }
         })
         .collect();

@@ -7,6 +7,7 @@
 //! a wrong one for rule sets that have no ply limit).
 
 use brandubh_model::encoding::{encode, INPUT_LEN};
+use brandubh_model::MOVES_LEFT_SCALE;
 use brandubh_rules::{Position, RuleSet, Side, Symmetry, POLICY_SIZE};
 use brandubh_selfplay::{PositionRecord, SelfPlayGame};
 use rand::Rng;
@@ -22,6 +23,9 @@ pub struct Sample {
     pub wdl: [f32; 3],
     /// 1, or 0 when the game's result is unknown (stopped at the ply cap).
     pub value_weight: f32,
+    /// Plies from this position to the game's end, over `MOVES_LEFT_SCALE`
+    /// (0 when unknown: `value_weight` is 0 then too).
+    pub moves_left: f32,
 }
 
 /// A position of the window with the result of its game.
@@ -32,6 +36,8 @@ pub struct WindowEntry {
     pub result: i8,
     /// The game finished (false: stopped at the ply cap, result unknown).
     pub finished: bool,
+    /// Plies the game lasted from this position on.
+    pub plies_left: u32,
 }
 
 /// The newest `capacity` positions of `games` (given oldest first).
@@ -46,6 +52,7 @@ pub fn window(games: &[SelfPlayGame], capacity: usize) -> Vec<WindowEntry> {
             out.push(WindowEntry {
                 result: g.result_for(p.side_to_move),
                 finished: g.result.is_some(),
+                plies_left: g.plies.saturating_sub(p.ply),
                 record: p.clone(),
             });
         }
@@ -104,6 +111,11 @@ pub fn sample(rules: &RuleSet, e: &WindowEntry, sym: Symmetry, value_mix: f32) -
         policy_weight: weight,
         wdl,
         value_weight: if e.finished { 1.0 } else { 0.0 },
+        moves_left: if e.finished {
+            e.plies_left as f32 / MOVES_LEFT_SCALE
+        } else {
+            0.0
+        },
     }
 }
 

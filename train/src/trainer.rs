@@ -1,6 +1,8 @@
 //! The training step: policy cross-entropy against the search's policy
 //! target (full-search positions only), win/draw/loss cross-entropy against
-//! the game's result, weight decay in the optimiser (Adam).
+//! the game's result, the squared error of the moves-left output (nets
+//! that have one) against the plies the game lasted, weight decay in the
+//! optimiser (Adam).
 
 use crate::data::Sample;
 use brandubh_model::encoding::PLANES;
@@ -57,6 +59,9 @@ pub fn optimizer_file(dir: &Path, step: u64) -> PathBuf {
 pub struct StepStats {
     pub policy_loss: f32,
     pub value_loss: f32,
+    /// Mean squared error of the moves-left output, in units of
+    /// `MOVES_LEFT_SCALE` plies (0 for nets without the output).
+    pub moves_left_loss: f32,
     pub total_loss: f32,
     /// Entropy of the net's policy (over all 1176 logits).
     pub policy_entropy: f32,
@@ -140,7 +145,8 @@ impl Trainer {
         let n_value = value_weights.iter().sum::<f32>().max(1.0);
         let vw = Tensor::<2>::from_data(TensorData::new(value_weights.clone(), [b, 1]), d);
 
-        let (p, v) = self.net().forward(x); // [B, 1176], [B, 3]
+        let (p, out) = self.net().forward(x); // [B, 1176], [B, 3 or 4]
+        let v = out.clone().slice([0..b, 0..3]);
         let logp = log_softmax(p.clone(), 1);
         let n_policy = weights.iter().sum::<f32>().max(1.0);
         let policy_loss = (pt * logp.clone())
@@ -152,11 +158,23 @@ impl Trainer {
         let logv = log_softmax(v.clone(), 1);
         let value_loss = (vt * logv)
             .sum_dim(1)
-            .mul(vw)
+            .mul(vw.clone())
             .sum()
             .neg()
             .div_scalar(n_value);
-        let total = policy_loss.clone() + value_loss.clone();
+        let mut total = policy_loss.clone() + value_loss.clone();
+        let mut moves_left_loss = 0.0;
+        if self.config.moves_left {
+            let target: Vec<f32> = batch.iter().map(|s| s.moves_left).collect();
+            let mt = Tensor::<2>::from_data(TensorData::new(target, [b, 1]), d);
+            let diff = out.slice([0..b, 3..4]) - mt;
+            let loss = (diff.clone() * diff)
+                .mul(vw.clone())
+                .sum()
+                .div_scalar(n_value);
+            moves_left_loss = loss.clone().into_scalar::<f32>();
+            total = total + loss;
+        }
 
         let entropy = (softmax(p.detach(), 1) * logp.detach())
             .sum_dim(1)
@@ -174,6 +192,7 @@ impl Trainer {
         let stats = StepStats {
             policy_loss: policy_loss.clone().into_scalar::<f32>(),
             value_loss: value_loss.clone().into_scalar::<f32>(),
+            moves_left_loss,
             total_loss: total.clone().into_scalar::<f32>(),
             policy_entropy: entropy.into_scalar::<f32>(),
             value_accuracy: right as f32 / n_value,

@@ -33,6 +33,7 @@ fn batch(seed: u64) -> Vec<Sample> {
                 policy_weight: 1.0,
                 wdl,
                 value_weight: 1.0,
+                moves_left: 0.0,
             }
         })
         .collect()

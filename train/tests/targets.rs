@@ -420,3 +420,49 @@ fn the_attackers_handicap_decays_to_none_over_the_given_generations() {
     d.attacker_sims_factor = c.selfplay.attacker_sims_factor;
     assert_eq!(d, c.selfplay);
 }
+
+/// The moves-left target is the plies the game lasted from each position,
+/// over the output's scale; a game stopped at the ply cap has none.
+#[test]
+fn the_moves_left_target_counts_the_plies_to_the_end() {
+    let r = rules();
+    let scale = brandubh_model::MOVES_LEFT_SCALE;
+    let w = window(&[game(1, 5, Some(GameResult::DefendersWin))], 100);
+    let left: Vec<f32> = w
+        .iter()
+        .map(|e| sample(&r, e, Symmetry(3), 0.0).moves_left * scale)
+        .collect();
+    assert_eq!(left, [5.0, 4.0, 3.0, 2.0, 1.0]);
+    let w = window(&[game(2, 5, None)], 100);
+    for e in &w {
+        let s = sample(&r, e, Symmetry(0), 0.0);
+        assert_eq!((s.moves_left, s.value_weight), (0.0, 0.0));
+    }
+}
+
+/// A tiny net with the moves-left output learns the plies left of a tiny
+/// batch, and learns its value as well as one without the output.
+#[test]
+fn a_tiny_net_fits_the_plies_left() {
+    let r = rules();
+    let w = window(&[game(1, 6, Some(GameResult::AttackersWin))], 100);
+    let batch: Vec<_> = w.iter().map(|e| sample(&r, e, Symmetry(0), 0.0)).collect();
+    let device = Device::flex().autodiff();
+    device.seed(1);
+    let config = NetConfig::new()
+        .with_channels(8)
+        .with_blocks(1)
+        .with_value_hidden(16)
+        .with_moves_left(true);
+    let mut t = Trainer::new(config.init(&device), config, device, 0.0);
+    let first = t.step(&batch, 0.01);
+    let mut last = first;
+    for _ in 0..200 {
+        last = t.step(&batch, 0.01);
+    }
+    assert!(first.moves_left_loss > 0.0);
+    // A root-mean-square error under 2 plies, on targets of 1 to 6 plies.
+    let rms = last.moves_left_loss.sqrt() * brandubh_model::MOVES_LEFT_SCALE;
+    assert!(rms < 2.0, "rms error {rms} plies");
+    assert!(last.value_loss < 0.05, "value loss {}", last.value_loss);
+}

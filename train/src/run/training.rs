@@ -50,6 +50,14 @@ impl Run {
                 (dir, 0, loaded)
             }
         };
+        // A run config that asks for a moves-left output, given a net
+        // without one (a run forked from one that had none), trains a
+        // fresh output onto it.
+        let (net, config) = if self.config.net.moves_left && !config.moves_left {
+            (net.with_moves_left(&device), config.with_moves_left(true))
+        } else {
+            (net, config)
+        };
         let mut trainer = Trainer::new(net, config, device, self.config.train.weight_decay);
         // Adam's moments carry on from the checkpoint we start from (each
         // checkpoint the loop writes has its optimiser state beside it).
@@ -148,6 +156,9 @@ impl Run {
             tb.add_scalar("train/policy_loss", s.policy_loss, g);
             tb.add_scalar("train/value_loss", s.value_loss, g);
             tb.add_scalar("train/total_loss", s.total_loss, g);
+            if trainer.config.moves_left {
+                tb.add_scalar("train/moves_left_loss", s.moves_left_loss, g);
+            }
             tb.add_scalar("train/policy_entropy", s.policy_entropy, g);
             tb.add_scalar("train/value_accuracy", s.value_accuracy, g);
             tb.add_scalar("train/learning_rate", lr as f32, g);
