@@ -232,7 +232,7 @@ pub fn export(
         .collect();
     let ev = NetEvaluator::new(net, device.clone(), rules.clone(), meta.model_id());
     let (policy, wdl) = ev.forward_raw(input.clone(), n);
-    let width = wdl.len() / n.max(1);
+    let width = net.value_width();
     let (t_policy, t_wdl, names) = run_tract(onnx_path, &input, n)?;
     let max_diff = t_policy
         .iter()

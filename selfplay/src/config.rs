@@ -49,30 +49,10 @@ pub struct MctsConfig {
     /// it is expected to take; 0 turns it off. A side that is winning
     /// prefers the shorter lines, a side that is losing the longer ones, in
     /// proportion to how sure the node's value is.
-    #[serde(default, skip_serializing_if = "is_default")]
     pub moves_left_effect: f32,
     /// The utility per ply of difference between a move's expected plies
     /// to the end and its parent's, before the cap `moves_left_effect`.
-    #[serde(
-        default = "default_moves_left_slope",
-        skip_serializing_if = "is_default_moves_left_slope"
-    )]
     pub moves_left_slope: f32,
-}
-
-const MOVES_LEFT_SLOPE: f32 = 0.0027;
-
-fn default_moves_left_slope() -> f32 {
-    MOVES_LEFT_SLOPE
-}
-
-fn is_default_moves_left_slope(x: &f32) -> bool {
-    *x == MOVES_LEFT_SLOPE
-}
-
-/// Optional keys at their default are left out of a written config.
-pub fn is_default<T: Default + PartialEq>(x: &T) -> bool {
-    *x == T::default()
 }
 
 impl Default for MctsConfig {
@@ -97,7 +77,7 @@ impl Default for MctsConfig {
             escape_forks: false,
             virtual_loss: 1.0,
             moves_left_effect: 0.0,
-            moves_left_slope: MOVES_LEFT_SLOPE,
+            moves_left_slope: 0.0027,
         }
     }
 }

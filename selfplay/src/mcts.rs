@@ -480,7 +480,7 @@ impl Search {
             };
             let u = self.cfg.c_puct * e.prior * sqrt_n / (1.0 + visits as f32);
             let mut s = q + u;
-            if let (Some(parent_m), true) = (moves_left, e.visits > 0) {
+            if let Some(parent_m) = moves_left.filter(|_| e.visits > 0) {
                 let longer = e.plies_sum / e.visits as f32 - parent_m;
                 s -= parent_q * (self.cfg.moves_left_slope * longer).clamp(-cap, cap);
             }

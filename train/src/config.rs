@@ -1,7 +1,7 @@
 //! The run config: one commented TOML file (`configs/runs/*.toml`) holding
 //! everything a training run needs; it is copied into the run directory.
 
-use brandubh_selfplay::config::{in_range, is_default};
+use brandubh_selfplay::config::in_range;
 use brandubh_selfplay::{ConfigError, SelfPlayConfig};
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +52,11 @@ pub struct TrainSection {
     pub side_balance: f32,
     /// Save the candidate every this many steps (resume point).
     pub checkpoint_every: u64,
+}
+
+/// Optional keys at their default are left out of a written config.
+fn is_default<T: Default + PartialEq>(x: &T) -> bool {
+    *x == T::default()
 }
 
 /// Which candidates become the current net.

@@ -194,18 +194,25 @@ fn the_learning_rate_falls_from_lr_to_lr_final_on_a_cosine() {
     assert!(steps.windows(2).all(|w| w[1] <= w[0]), "never rises");
 }
 
-#[test]
-fn a_tiny_net_fits_a_tiny_batch() {
-    let r = rules();
-    let w = window(&[game(1, 4, Some(GameResult::AttackersWin))], 100);
-    let batch: Vec<_> = w.iter().map(|e| sample(&r, e, Symmetry(0), 0.0)).collect();
+/// A seeded 8-channel, one-block net ready to train, with or without the
+/// moves-left output.
+fn tiny_trainer(moves_left: bool) -> Trainer {
     let device = Device::flex().autodiff();
     device.seed(1);
     let config = NetConfig::new()
         .with_channels(8)
         .with_blocks(1)
-        .with_value_hidden(16);
-    let mut t = Trainer::new(config.init(&device), config, device, 0.0);
+        .with_value_hidden(16)
+        .with_moves_left(moves_left);
+    Trainer::new(config.init(&device), config, device, 0.0)
+}
+
+#[test]
+fn a_tiny_net_fits_a_tiny_batch() {
+    let r = rules();
+    let w = window(&[game(1, 4, Some(GameResult::AttackersWin))], 100);
+    let batch: Vec<_> = w.iter().map(|e| sample(&r, e, Symmetry(0), 0.0)).collect();
+    let mut t = tiny_trainer(false);
     let first = t.step(&batch, 0.01);
     let mut last = first;
     for _ in 0..150 {
@@ -447,14 +454,7 @@ fn a_tiny_net_fits_the_plies_left() {
     let r = rules();
     let w = window(&[game(1, 6, Some(GameResult::AttackersWin))], 100);
     let batch: Vec<_> = w.iter().map(|e| sample(&r, e, Symmetry(0), 0.0)).collect();
-    let device = Device::flex().autodiff();
-    device.seed(1);
-    let config = NetConfig::new()
-        .with_channels(8)
-        .with_blocks(1)
-        .with_value_hidden(16)
-        .with_moves_left(true);
-    let mut t = Trainer::new(config.init(&device), config, device, 0.0);
+    let mut t = tiny_trainer(true);
     let first = t.step(&batch, 0.01);
     let mut last = first;
     for _ in 0..200 {
