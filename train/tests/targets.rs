@@ -9,7 +9,9 @@ use brandubh_rules::{Game, GameResult, Move, Position, RuleSet, Side, Symmetry, 
 use brandubh_selfplay::SelfPlayConfig;
 use brandubh_selfplay::{PositionRecord, SelfPlayGame};
 use brandubh_train::RunConfig;
-use brandubh_train::{cosine_lr, sample, window, winner, Trainer, WindowEntry, WindowSampler};
+use brandubh_train::{
+    cosine_lr, sample, window, winner, StepStats, Trainer, WindowEntry, WindowSampler,
+};
 use burn::tensor::Device;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -194,9 +196,13 @@ fn the_learning_rate_falls_from_lr_to_lr_final_on_a_cosine() {
     assert!(steps.windows(2).all(|w| w[1] <= w[0]), "never rises");
 }
 
-/// A seeded 8-channel, one-block net ready to train, with or without the
-/// moves-left output.
-fn tiny_trainer(moves_left: bool) -> Trainer {
+/// Trains a seeded 8-channel, one-block net, with or without the
+/// moves-left output, for `steps` steps on the positions of one attackers'
+/// win of `plies` plies; the first step's statistics and the last's.
+fn fit_one_game(plies: usize, moves_left: bool, steps: usize) -> (StepStats, StepStats) {
+    let r = rules();
+    let w = window(&[game(1, plies, Some(GameResult::AttackersWin))], 100);
+    let batch: Vec<_> = w.iter().map(|e| sample(&r, e, Symmetry(0), 0.0)).collect();
     let device = Device::flex().autodiff();
     device.seed(1);
     let config = NetConfig::new()
@@ -204,20 +210,18 @@ fn tiny_trainer(moves_left: bool) -> Trainer {
         .with_blocks(1)
         .with_value_hidden(16)
         .with_moves_left(moves_left);
-    Trainer::new(config.init(&device), config, device, 0.0)
+    let mut t = Trainer::new(config.init(&device), config, device, 0.0);
+    let first = t.step(&batch, 0.01);
+    let mut last = first;
+    for _ in 0..steps {
+        last = t.step(&batch, 0.01);
+    }
+    (first, last)
 }
 
 #[test]
 fn a_tiny_net_fits_a_tiny_batch() {
-    let r = rules();
-    let w = window(&[game(1, 4, Some(GameResult::AttackersWin))], 100);
-    let batch: Vec<_> = w.iter().map(|e| sample(&r, e, Symmetry(0), 0.0)).collect();
-    let mut t = tiny_trainer(false);
-    let first = t.step(&batch, 0.01);
-    let mut last = first;
-    for _ in 0..150 {
-        last = t.step(&batch, 0.01);
-    }
+    let (first, last) = fit_one_game(4, false, 150);
     assert!(last.value_loss < 0.05, "value loss {}", last.value_loss);
     assert_eq!(last.value_accuracy, 1.0);
     // The policy target has entropy, so the loss tends to it, not to 0.
@@ -451,15 +455,7 @@ fn the_moves_left_target_counts_the_plies_to_the_end() {
 /// batch, and learns its value as well as one without the output.
 #[test]
 fn a_tiny_net_fits_the_plies_left() {
-    let r = rules();
-    let w = window(&[game(1, 6, Some(GameResult::AttackersWin))], 100);
-    let batch: Vec<_> = w.iter().map(|e| sample(&r, e, Symmetry(0), 0.0)).collect();
-    let mut t = tiny_trainer(true);
-    let first = t.step(&batch, 0.01);
-    let mut last = first;
-    for _ in 0..200 {
-        last = t.step(&batch, 0.01);
-    }
+    let (first, last) = fit_one_game(6, true, 200);
     assert!(first.moves_left_loss > 0.0);
     // A root-mean-square error under 2 plies, on targets of 1 to 6 plies.
     let rms = last.moves_left_loss.sqrt() * brandubh_model::MOVES_LEFT_SCALE;
