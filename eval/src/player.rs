@@ -278,6 +278,7 @@ fn keys_of(kind: &str) -> Option<&'static [(&'static str, KeyKind)]> {
             ("fpu", Float(0.0, 2.0)),
             ("vloss", Float(0.0, 2.0)),
             ("forks", Int(0, 1)),
+            ("solver", Int(0, 1)),
             ("ml", Float(0.0, 1.0)),
             ("mlslope", Float(0.0, 1.0)),
             ("verify", Float(0.0, 0.9)),
@@ -308,10 +309,11 @@ impl PlayerSpec {
     ///   one exists, else `configs/eval/default.toml`).
     /// - `mcts:model=DIR|uniform` (default uniform) with `sims=N` and/or
     ///   `ms=T` (whichever comes first; with neither, 400 simulations),
-    ///   `batch=N` leaves per evaluation (default 16, at most a 32nd of
+    ///   `batch=N` leaves per evaluation (default 8, at most a 32nd of
     ///   `sims`), `threads=N` evaluating (default all cores), and the MCTS
     ///   settings `cpuct=F`, `fpu=F`, `gumbel=0|1`, `vloss=F`, `forks=0|1`
-    ///   (count a king's escape fork as won: `escape_forks`), `ml=F` and
+    ///   (count a king's escape fork as won: `escape_forks`), `solver=0|1`
+    ///   (prove wins and losses in the tree: `solver`), `ml=F` and
     ///   `mlslope=F` (the moves-left utility's cap and slope, for nets with
     ///   a moves-left output: `moves_left_effect`, `moves_left_slope`) (defaults:
     ///   `MctsConfig::default()`), and `verify=F` (with `ms=T` or a clock:
@@ -425,6 +427,7 @@ impl PlayerSpec {
                 fpu_reduction: self.float("fpu").unwrap_or(defaults.fpu_reduction),
                 virtual_loss: self.float("vloss").unwrap_or(defaults.virtual_loss),
                 escape_forks: self.num("forks").map_or(defaults.escape_forks, |f| f != 0),
+                solver: self.num("solver").map_or(defaults.solver, |f| f != 0),
                 moves_left_effect: self.float("ml").unwrap_or(defaults.moves_left_effect),
                 moves_left_slope: self.float("mlslope").unwrap_or(defaults.moves_left_slope),
                 ..defaults

@@ -39,6 +39,14 @@ pub struct MctsConfig {
     /// king move leaves the attackers no way to stop an escape next turn
     /// (`Position::escape_fork`), a forced win three plies deep.
     pub escape_forks: bool,
+    /// MCTS-solver: a node whose side to move has a move into a position
+    /// proven lost for the opponent is proven won; one where every move
+    /// leads into a position proven won for the opponent is proven lost.
+    /// Proven nodes back up their exact value, PUCT scores a move by its
+    /// proof rather than its mean, never walks into a proven loss while
+    /// another move is open, and the most-visited choice plays a proven
+    /// win and avoids a proven loss.
+    pub solver: bool,
     /// Batched search of one game: the value each walk still waiting for
     /// its evaluation counts as, on every edge it took, as a loss of this
     /// size for the mover (1: a full loss; 0: a visit that changes no value,
@@ -75,6 +83,7 @@ impl Default for MctsConfig {
             win_in_one: true,
             loss_in_one: true,
             escape_forks: false,
+            solver: false,
             virtual_loss: 1.0,
             moves_left_effect: 0.0,
             moves_left_slope: 0.0027,

@@ -167,6 +167,8 @@ pub struct Search {
     root_priors: Vec<f32>,
     /// The evaluator gives the plies left (the moves-left utility can work).
     moves_left_seen: bool,
+    /// The solver proved a root move wins: searching on changes nothing.
+    root_won: bool,
 }
 
 fn outcome_value(result: GameResult, pos: &Position) -> f32 {
@@ -199,6 +201,7 @@ impl Search {
             root_win: None,
             root_priors: Vec::new(),
             moves_left_seen: false,
+            root_won: false,
         };
         let root = s.new_node(*game.position());
         debug_assert_eq!(root, 0);
@@ -319,6 +322,7 @@ impl Search {
     pub fn start<R: Rng>(&mut self, simulations: u32, noise: bool, rng: &mut R) {
         self.sims_done = 0;
         self.target = simulations.max(1);
+        self.root_won = self.cfg.solver && self.root_has_proven_win();
         self.noise = noise;
         self.gumbel = None;
         self.cancel_pending();
@@ -480,6 +484,10 @@ impl Search {
             };
             let u = self.cfg.c_puct * e.prior * sqrt_n / (1.0 + visits as f32);
             let mut s = q + u;
+            if let Some(exact) = self.proven_q(e) {
+                // A proven loss is walked into only when every move is one.
+                s = if exact < 0.0 { f32::MIN } else { exact + u };
+            }
             if let Some(parent_m) = moves_left.filter(|_| e.visits > 0) {
                 let longer = e.plies_sum / e.visits as f32 - parent_m;
                 s -= parent_q * (self.cfg.moves_left_slope * longer).clamp(-cap, cap);
@@ -511,6 +519,7 @@ impl Search {
         let mut guard = 0;
         while self.pending.len() < max_leaves
             && (self.sims_done as usize + self.pending.len()) < self.target as usize
+            && !self.root_won
         {
             guard += 1;
             if guard > 100_000 {
@@ -524,6 +533,9 @@ impl Search {
                 if let Some(v) = n.terminal {
                     let draw = if v == 0.0 { 1.0 } else { 0.0 };
                     let plies = n.terminal_plies as f32;
+                    if self.cfg.solver {
+                        self.propagate_proof(node);
+                    }
                     self.backup(node, v, draw, plies);
                     break;
                 }
@@ -561,6 +573,86 @@ impl Search {
             }
         }
         self.pending.len()
+    }
+
+    /// MCTS-solver: carries the exact value of `leaf`, the end of the
+    /// current path, up that path as far as it proves each parent won or
+    /// lost. The root is never marked: its moves keep their own proofs.
+    fn propagate_proof(&mut self, leaf: u32) {
+        let mut child = leaf;
+        for k in (0..self.path.len()).rev() {
+            let node = self.path[k].0;
+            let c = &self.nodes[child as usize];
+            if node == 0 {
+                self.root_won |= c.terminal.is_some_and(|v| v < 0.0);
+                break;
+            }
+            let Some(cv) = c.terminal else { break };
+            let proof = if cv < 0.0 {
+                // A move into a position lost for the opponent wins.
+                Some((1.0, c.terminal_plies.saturating_add(1)))
+            } else if cv > 0.0 {
+                // Lost only if every move is: the longest loss is the value.
+                self.every_move_loses(node)
+                    .map(|longest| (-1.0, longest.saturating_add(1)))
+            } else {
+                None
+            };
+            let Some((v, plies)) = proof else { break };
+            let n = &mut self.nodes[node as usize];
+            n.terminal = Some(v);
+            n.terminal_plies = plies;
+            child = node;
+        }
+    }
+
+    /// When every move at `node` leads into a position proven won for the
+    /// opponent (or hands over a win on the spot), the most plies any of
+    /// those wins takes; `None` while a move is open.
+    fn every_move_loses(&self, node: u32) -> Option<u8> {
+        let n = &self.nodes[node as usize];
+        let mut longest = 0u8;
+        for e in &self.edges[n.first_edge as usize..(n.first_edge + n.n_edges) as usize] {
+            let plies = if e.loses {
+                1
+            } else if e.child == NONE {
+                return None;
+            } else {
+                match self.nodes[e.child as usize] {
+                    Node {
+                        terminal: Some(v),
+                        terminal_plies,
+                        ..
+                    } if v > 0.0 => terminal_plies,
+                    _ => return None,
+                }
+            };
+            longest = longest.max(plies);
+        }
+        Some(longest)
+    }
+
+    /// Whether a root move leads into a position proven lost for the opponent.
+    fn root_has_proven_win(&self) -> bool {
+        let r = &self.nodes[0];
+        self.edges[r.first_edge as usize..(r.first_edge + r.n_edges) as usize]
+            .iter()
+            .any(|e| self.proven_q(e).is_some_and(|q| q > 0.0))
+    }
+
+    /// With the solver: the exact value of moving along `e` for the side
+    /// moving at its parent, when the position it leads to is decided.
+    fn proven_q(&self, e: &Edge) -> Option<f32> {
+        if !self.cfg.solver {
+            return None;
+        }
+        if e.loses {
+            return Some(-1.0);
+        }
+        (e.child != NONE)
+            .then(|| self.nodes[e.child as usize].terminal)
+            .flatten()
+            .map(|v| -v)
     }
 
     /// Takes the virtual loss of one walk off its path.
@@ -800,11 +892,17 @@ impl Search {
                 }
                 k
             } else {
+                // With the solver, proven wins first and proven losses last.
+                let class = |e: &Edge| match self.proven_q(e) {
+                    Some(q) if q > 0.0 => 2,
+                    Some(q) if q < 0.0 => 0,
+                    _ => 1,
+                };
                 (0..n)
                     .max_by(|&a, &b| {
-                        edges[a]
-                            .visits
-                            .cmp(&edges[b].visits)
+                        class(&edges[a])
+                            .cmp(&class(&edges[b]))
+                            .then(edges[a].visits.cmp(&edges[b].visits))
                             .then(
                                 self.edge_q(&edges[a], -2.0)
                                     .total_cmp(&self.edge_q(&edges[b], -2.0)),
@@ -853,7 +951,13 @@ impl Search {
         self.gumbel = None;
         // A kept child has no win on the spot (it would be a finished node).
         self.root_win = None;
-        if !self.cfg.reuse_tree || child == NONE || self.nodes[child as usize].terminal.is_some() {
+        // A node the solver proved still has its moves (a finished game has
+        // none): its subtree is kept, and as the root it is searched again.
+        let finished = child != NONE && {
+            let c = &self.nodes[child as usize];
+            c.terminal.is_some() && c.n_edges == 0
+        };
+        if !self.cfg.reuse_tree || child == NONE || finished {
             self.nodes.clear();
             self.edges.clear();
             self.edge_moves.clear();
@@ -885,6 +989,8 @@ impl Search {
             self.nodes[new as usize].first_edge = first;
         }
         self.nodes[0].repetitions = game_after.position().repetitions(&self.history).min(255) as u8;
+        self.nodes[0].terminal = None;
+        self.nodes[0].terminal_plies = 0;
     }
 
     /// Every root move, most visited first (ties: higher prior first).
@@ -933,6 +1039,29 @@ impl Search {
             })
             .collect();
         out.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
+        out
+    }
+
+    /// Every position below the root that the solver proved, as the moves
+    /// that lead to it from the root, its value for the side to move there
+    /// (1 won, −1 lost) and the plies within which the game ends. Finished
+    /// games and the win/loss-in-one shortcuts are not listed.
+    pub fn proofs(&self) -> Vec<(Vec<Move>, f32, u8)> {
+        let mut out = Vec::new();
+        let mut stack = vec![(0u32, Vec::new())];
+        while let Some((node, line)) = stack.pop() {
+            let n = &self.nodes[node as usize];
+            if let (Some(v), true) = (n.terminal, node != 0 && n.n_edges > 0) {
+                out.push((line.clone(), v, n.terminal_plies));
+            }
+            for e in &self.edges[n.first_edge as usize..(n.first_edge + n.n_edges) as usize] {
+                if e.child != NONE {
+                    let mut l = line.clone();
+                    l.push(e.mv);
+                    stack.push((e.child, l));
+                }
+            }
+        }
         out
     }
 

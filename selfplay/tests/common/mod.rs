@@ -1,6 +1,6 @@
 //! Helpers shared by the search tests: hand-made positions and the plain
 //! PUCT settings.
-#![allow(unused_imports)]
+#![allow(unused_imports, dead_code)]
 
 use brandubh_selfplay::MctsConfig;
 
