@@ -168,6 +168,7 @@ fn bad_specs_are_refused() {
         "mcts:gumbel=2",
         "mcts:verify=0.95",
         "mcts:verify=-0.1",
+        "mcts:solver=2",
     ] {
         assert!(PlayerSpec::parse(spec).is_err(), "{spec}");
     }
@@ -194,6 +195,13 @@ fn bad_specs_are_refused() {
         PlayerSpec::parse("mcts").unwrap().mcts_settings().verify,
         0.0
     );
+    // The solver and escape forks are off unless a spec turns them on.
+    let on = PlayerSpec::parse("mcts:solver=1,forks=1")
+        .unwrap()
+        .mcts_settings();
+    assert!(on.cfg.solver && on.cfg.escape_forks);
+    let off = PlayerSpec::parse("mcts").unwrap().mcts_settings();
+    assert!(!off.cfg.solver && !off.cfg.escape_forks);
     // With no limit, the default simulations; batches no larger than sims/32.
     let m = PlayerSpec::parse("mcts").unwrap().mcts_settings();
     assert_eq!((m.sims, m.millis, m.batch), (Some(400), None, 8));
