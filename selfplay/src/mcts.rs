@@ -610,20 +610,16 @@ impl Search {
     /// opponent (or hands over a win on the spot), the most plies any of
     /// those wins takes; `None` while a move is open.
     fn every_move_loses(&self, node: u32) -> Option<u8> {
-        let n = &self.nodes[node as usize];
         let mut longest = 0u8;
-        for e in &self.edges[n.first_edge as usize..(n.first_edge + n.n_edges) as usize] {
+        for e in self.edges_of(node) {
             let plies = if e.loses {
                 1
             } else if e.child == NONE {
                 return None;
             } else {
-                match self.nodes[e.child as usize] {
-                    Node {
-                        terminal: Some(v),
-                        terminal_plies,
-                        ..
-                    } if v > 0.0 => terminal_plies,
+                let c = &self.nodes[e.child as usize];
+                match c.terminal {
+                    Some(v) if v > 0.0 => c.terminal_plies,
                     _ => return None,
                 }
             };
@@ -634,10 +630,15 @@ impl Search {
 
     /// Whether a root move leads into a position proven lost for the opponent.
     fn root_has_proven_win(&self) -> bool {
-        let r = &self.nodes[0];
-        self.edges[r.first_edge as usize..(r.first_edge + r.n_edges) as usize]
+        self.edges_of(0)
             .iter()
             .any(|e| self.proven_q(e).is_some_and(|q| q > 0.0))
+    }
+
+    /// The edges (moves) of `node`.
+    fn edges_of(&self, node: u32) -> &[Edge] {
+        let n = &self.nodes[node as usize];
+        &self.edges[n.first_edge as usize..(n.first_edge + n.n_edges) as usize]
     }
 
     /// With the solver: the exact value of moving along `e` for the side
@@ -1012,9 +1013,8 @@ impl Search {
                 let mut pv = vec![e.mv];
                 let mut node = e.child;
                 while node != NONE && pv.len() < 64 {
-                    let nd = &self.nodes[node as usize];
-                    let best = self.edges
-                        [nd.first_edge as usize..(nd.first_edge + nd.n_edges) as usize]
+                    let best = self
+                        .edges_of(node)
                         .iter()
                         .filter(|c| c.visits > 0)
                         .max_by_key(|c| c.visits);
@@ -1051,10 +1051,10 @@ impl Search {
         let mut stack = vec![(0u32, Vec::new())];
         while let Some((node, line)) = stack.pop() {
             let n = &self.nodes[node as usize];
-            if let (Some(v), true) = (n.terminal, node != 0 && n.n_edges > 0) {
+            if let Some(v) = n.terminal.filter(|_| node != 0 && n.n_edges > 0) {
                 out.push((line.clone(), v, n.terminal_plies));
             }
-            for e in &self.edges[n.first_edge as usize..(n.first_edge + n.n_edges) as usize] {
+            for e in self.edges_of(node) {
                 if e.child != NONE {
                     let mut l = line.clone();
                     l.push(e.mv);

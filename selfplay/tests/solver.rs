@@ -46,14 +46,19 @@ fn forced(g: &mut Game, depth: u8) -> i32 {
     best
 }
 
-/// Runs a solver search of `sims` simulations with the uniform evaluator.
-fn searched(g: &Game, sims: u32, rng: &mut ChaCha8Rng) -> Search {
-    let mut s = Search::new(g.rules().clone(), solver(), g);
+/// Searches `sims` more simulations with the uniform evaluator.
+fn run(s: &mut Search, sims: u32, rng: &mut ChaCha8Rng) {
     s.start(sims, false, rng);
     while s.advance() == Advance::NeedsEval {
         let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
         s.apply(&e[0], rng);
     }
+}
+
+/// A solver search of `sims` simulations from `g`.
+fn searched(g: &Game, sims: u32, rng: &mut ChaCha8Rng) -> Search {
+    let mut s = Search::new(g.rules().clone(), solver(), g);
+    run(&mut s, sims, rng);
     s
 }
 
@@ -64,7 +69,8 @@ fn positions(per_rules: usize) -> Vec<Game> {
     let mut out = Vec::new();
     for name in ALL {
         let rules = Arc::new(RuleSet::builtin(name).unwrap());
-        while out.len() < per_rules * (1 + ALL.iter().position(|n| *n == name).unwrap()) {
+        let wanted = out.len() + per_rules;
+        while out.len() < wanted {
             let mut g = Game::new(rules.clone());
             let plies = rng.random_range(8..30);
             for _ in 0..plies {
@@ -145,11 +151,7 @@ fn the_solver_off_proves_nothing() {
     let mut rng = ChaCha8Rng::seed_from_u64(2);
     for g in positions(2) {
         let mut s = Search::new(g.rules().clone(), MctsConfig::default(), &g);
-        s.start(600, false, &mut rng);
-        while s.advance() == Advance::NeedsEval {
-            let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
-            s.apply(&e[0], &mut rng);
-        }
+        run(&mut s, 600, &mut rng);
         assert!(s.proofs().is_empty());
     }
 }
@@ -171,11 +173,7 @@ fn a_proven_subtree_survives_tree_reuse() {
         s.advance_root(line[0], &after);
         let size = s.tree_size();
         assert!(size > 1 && size < before, "kept {size} of {before} nodes");
-        s.start(200, false, &mut rng);
-        while s.advance() == Advance::NeedsEval {
-            let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
-            s.apply(&e[0], &mut rng);
-        }
+        run(&mut s, 200, &mut rng);
         // The proof one move down is still there, now one move from the root.
         let again = s.proofs();
         let child = again.iter().find(|p| p.0 == [line[1]]);
