@@ -67,25 +67,46 @@ impl Run {
     ) -> Result<(), RunError> {
         let dir = self.selfplay_dir(it);
         open_shard_dir(&dir)?;
-        // The games already written: how many, and where the ids go on.
-        let written: Vec<_> = list_shards(&dir)
+        // The games already written: how many, and which.
+        let written: std::collections::HashSet<u64> = list_shards(&dir)
             .iter()
             .filter_map(|p| read_shard(p).ok())
             .flatten()
+            .map(|g| g.game_id)
             .collect();
         let done = written.len() as u64;
-        let next_id = written.iter().map(|g| g.game_id + 1).max().unwrap_or(0);
         let total = self.config.selfplay_games;
         if done >= total {
             return Ok(());
         }
+        let first = it as u64 * GAME_IDS_PER_ITERATION;
+        // A phase cut off by a kill is played again from its start, with the
+        // same seed and ids, so it makes the same games in the same order as
+        // an unkilled one: the games its shards already hold are skipped
+        // rather than written twice, and the run goes on as if never killed.
+        // Only games of this phase's own ids can be matched so; shards of
+        // another origin (workers, an older build) make the phase go on
+        // after them with games of its own instead.
+        let replay = written.iter().all(|id| (first..first + total).contains(id));
+        let (seed_from, games, first_id) = if replay {
+            (0, total, first)
+        } else {
+            let next = written.iter().map(|id| id + 1).max().unwrap_or(0);
+            (done, total - done, next.max(first))
+        };
         let evaluator =
             brandubh_model::load_evaluator(&self.ckpt(&self.state.current), &self.rules)?;
-        progress.phase(&format!("iteration {it}: self-play"), total);
+        let title = if replay && done > 0 {
+            format!("iteration {it}: self-play (replaying the {done} games already written)")
+        } else {
+            format!("iteration {it}: self-play")
+        };
+        progress.phase(&title, total);
         progress.inc(done, "");
-        let seed = splitmix64(self.config.seed ^ splitmix64(it as u64) ^ splitmix64(done + 7));
+        let seed = splitmix64(self.config.seed ^ splitmix64(it as u64) ^ splitmix64(seed_from + 7));
         let mut shard = next_shard_index(&dir);
         let mut pending = Vec::new();
+        let mut have = done;
         let mut failure = None;
         let per_shard = self.config.selfplay.games_per_shard.max(1);
         let config = self.config.selfplay_at(it);
@@ -94,14 +115,17 @@ impl Run {
             evaluator.as_ref(),
             &config,
             SelfPlayJob {
-                games: total - done,
+                games,
                 seed,
-                // Ids unique over the run: each iteration has its own range,
-                // and a resumed phase goes on after the ids already written.
-                first_id: next_id.max(it as u64 * GAME_IDS_PER_ITERATION),
+                // Ids unique over the run: each iteration has its own range.
+                first_id,
                 threads: self.threads,
             },
             &mut |g, st| {
+                if written.contains(&g.game_id) || have >= total {
+                    return;
+                }
+                have += 1;
                 pending.push(g);
                 progress.inc(
                     1,
