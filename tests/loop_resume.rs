@@ -196,6 +196,13 @@ fn untimed(records: &[serde_json::Value]) -> Vec<serde_json::Value> {
     out
 }
 
+/// The `content_hash` of a run's generation `g`.
+fn net_hash(dir: &Path, g: u64) -> String {
+    brandubh_model::read_meta(&dir.join(format!("checkpoints/gen-{g:04}")))
+        .unwrap()
+        .content_hash
+}
+
 /// A kill after some of a self-play phase's shards have landed changes
 /// nothing: the resumed phase writes the games an unkilled one writes, in
 /// the same shards, and the run ends with the same nets.
@@ -210,6 +217,8 @@ fn a_kill_in_self_play_leaves_the_same_run_as_no_kill() {
     };
     let full = shards(&clean, 1);
     assert!(full >= 3, "the tiny run writes several shards per phase");
+    // The iteration whose self-play has some but not all of its shards.
+    let partial = |dir: &Path| (1..=2).find(|&it| (1..full).contains(&shards(dir, it)));
     // Kill as soon as a phase has part of its shards; a kill that comes too
     // late (the phase already whole) is tried again in a new directory.
     let mut cut = None;
@@ -217,15 +226,15 @@ fn a_kill_in_self_play_leaves_the_same_run_as_no_kill() {
         let dir = base.join(format!("killed-{attempt}"));
         let mut child = start(&dir);
         let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(60) && child.try_wait().unwrap().is_none() {
-            if (1..=2).any(|it| (1..full).contains(&shards(&dir, it))) {
-                break;
-            }
+        while t.elapsed() < Duration::from_secs(60)
+            && child.try_wait().unwrap().is_none()
+            && partial(&dir).is_none()
+        {
             std::thread::sleep(Duration::from_millis(1));
         }
         let _ = child.kill();
         child.wait().unwrap();
-        if let Some(it) = (1..=2).find(|&it| (1..full).contains(&shards(&dir, it))) {
+        if let Some(it) = partial(&dir) {
             let kept = shards(&dir, it);
             cut = Some((dir, it, kept));
             break;
@@ -249,17 +258,12 @@ fn a_kill_in_self_play_leaves_the_same_run_as_no_kill() {
         untimed(&generation_records(&dir)),
         untimed(&generation_records(&clean))
     );
-    let hash = |d: &Path| {
-        brandubh_model::read_meta(&d.join("checkpoints/gen-0002"))
-            .unwrap()
-            .content_hash
-    };
-    assert_eq!(hash(&dir), hash(&clean), "the same final net");
+    assert_eq!(net_hash(&dir, 2), net_hash(&clean, 2), "the same final net");
     std::fs::remove_dir_all(&base).ok();
 }
 
 // The kill campaign (ignored: `cargo test --release --test loop_resume --
-// --ignored`): a tiny run of five generations killed with SIGKILL twenty
+// --ignored`): a tiny run of ten generations killed with SIGKILL twenty
 // times, each kill aimed at a phase (self-play, training, evaluation, and
 // the moment a generation is recorded and promoted) by watching the run's
 // own files, then resumed to the end. Afterwards every file reads, every
@@ -267,7 +271,7 @@ fn a_kill_in_self_play_leaves_the_same_run_as_no_kill() {
 // and the run is the one an unkilled run makes: the same generations but
 // for their times, and the same last net. The default test run has the
 // smaller versions above.
-const GENERATIONS: u64 = 5;
+const GENERATIONS: u64 = 10;
 
 fn config(dir: &Path) -> std::path::PathBuf {
     let text = std::fs::read_to_string(TINY_RUN).unwrap().replacen(
@@ -391,14 +395,9 @@ fn twenty_kills_aimed_at_every_phase() {
         untimed(&generation_records(&dir)),
         untimed(&generation_records(&clean))
     );
-    let last = format!("checkpoints/gen-{GENERATIONS:04}");
     assert_eq!(
-        brandubh_model::read_meta(&dir.join(&last))
-            .unwrap()
-            .content_hash,
-        brandubh_model::read_meta(&clean.join(&last))
-            .unwrap()
-            .content_hash,
+        net_hash(&dir, GENERATIONS),
+        net_hash(&clean, GENERATIONS),
         "the same last net as the unkilled run"
     );
     let rules = brandubh_rules::RuleSet::builtin("wtf").unwrap();

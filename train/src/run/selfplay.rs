@@ -84,9 +84,10 @@ impl Run {
         // same seed and ids, so it makes the same games in the same order as
         // an unkilled one: the games its shards already hold are skipped
         // rather than written twice, and the run goes on as if never killed.
-        // Only games of this phase's own ids can be matched so; shards of
-        // another origin (workers, an older build) make the phase go on
-        // after them with games of its own instead.
+        // Shards holding ids outside this phase's range (workers') cannot
+        // be matched so: the phase then goes on after them with games of
+        // its own. Either way it writes no id twice and no more than
+        // `total` games.
         let replay = written.iter().all(|id| (first..first + total).contains(id));
         let (seed_from, games, first_id) = if replay {
             (0, total, first)
