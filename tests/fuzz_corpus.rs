@@ -46,8 +46,15 @@ fn every_kept_fuzz_input_passes_its_check() {
             panic!("corpus entry {} names no fuzz target", path.display());
         };
         let mut bytes = Vec::new();
-        entry.read_to_end(&mut bytes).expect("a readable corpus entry");
-        replay(name, &format!("{} in the archive", path.display()), check, &bytes);
+        entry
+            .read_to_end(&mut bytes)
+            .expect("a readable corpus entry");
+        replay(
+            name,
+            &format!("{} in the archive", path.display()),
+            check,
+            &bytes,
+        );
         *files.get_mut(name).expect("counted") += 1;
     }
 
@@ -66,5 +73,8 @@ fn every_kept_fuzz_input_passes_its_check() {
     for (name, n) in &files {
         assert!(*n > 0, "no kept inputs for fuzz target {name}");
     }
-    eprintln!("{} kept fuzz inputs replayed", files.values().sum::<usize>());
+    eprintln!(
+        "{} kept fuzz inputs replayed",
+        files.values().sum::<usize>()
+    );
 }
