@@ -9,10 +9,10 @@
 //!
 //! `cargo run --release --example mcts_speed [SIMS] [REPS]`
 
-use brandubh_eval::{MctsPlayer, MctsSettings};
+use brandubh_mcts::{Advance, Evaluator, MctsConfig, Search};
 use brandubh_model::{NativeEvaluator, NetConfig, NetEvaluator, TractEvaluator};
+use brandubh_play::{mcts_player::MctsPlayer, mcts_player::MctsSettings};
 use brandubh_rules::{Game, RuleSet};
-use brandubh_selfplay::{Advance, Evaluator, MctsConfig, Search};
 use burn::tensor::Device;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

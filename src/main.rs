@@ -8,7 +8,10 @@ use clap::Parser;
 fn main() {
     // Model directories given to `mcts:model=DIR` or `--model DIR` load
     // through the burn net.
-    brandubh_selfplay::register_model_loader(brandubh_model::model_loader);
+    brandubh_mcts::register_model_loader(brandubh_model::model_loader);
+    // A damaged shard is reported as an error naming it; the parquet
+    // decoder's panic behind that error is not printed as well.
+    brandubh_selfplay::records::quiet_decoder_panics();
     let cli = cmd::Cli::parse();
     if let Err(err) = cmd::run(cli) {
         eprintln!("error: {}", message(&err));

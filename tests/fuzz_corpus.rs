@@ -20,7 +20,7 @@ fn replay(name: &str, origin: &str, check: Check, bytes: &[u8]) {
 #[test]
 fn every_kept_fuzz_input_passes_its_check() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
-    let targets: BTreeMap<&str, Check> = brandubh_eval::fuzzing::TARGETS
+    let targets: BTreeMap<&str, Check> = brandubh_arena::fuzzing::TARGETS
         .iter()
         .chain(&brandubh_train::fuzzing::TARGETS)
         .map(|&(n, c)| (n, c))

@@ -157,7 +157,7 @@ fn loop_resumes_after_kills_and_leaves_readable_files() {
     for e in std::fs::read_dir(dir.join("arena")).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "jsonl") {
-            brandubh_eval::read_records(&p).unwrap();
+            brandubh_arena::read_records(&p).unwrap();
             ladder_files += p.to_string_lossy().contains("-vs-ladder-") as usize;
             timed_files += p.to_string_lossy().contains("-equal-time-5ms") as usize;
         }
@@ -387,7 +387,7 @@ fn twenty_kills_aimed_at_every_phase() {
     for e in std::fs::read_dir(dir.join("arena")).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "jsonl") {
-            brandubh_eval::read_records(&p).unwrap();
+            brandubh_arena::read_records(&p).unwrap();
         }
     }
     // And the same run: the same lines but for times, the same last net.

@@ -1,5 +1,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    brandubh_eval::fuzzing::arena_records(data);
+    brandubh_arena::fuzzing::arena_records(data);
 });

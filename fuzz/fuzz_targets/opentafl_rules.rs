@@ -1,5 +1,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    brandubh_eval::fuzzing::opentafl_rules_string(data);
+    brandubh_arena::fuzzing::opentafl_rules_string(data);
 });

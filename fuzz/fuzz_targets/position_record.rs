@@ -1,5 +1,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    brandubh_eval::fuzzing::position_record(data);
+    brandubh_arena::fuzzing::position_record(data);
 });

@@ -7,9 +7,9 @@
 //!
 //! `cargo run --release -p brandubh-model --example engines [threads]`
 
+use brandubh_mcts::{EvalRequest, Evaluator};
 use brandubh_model::{NativeEvaluator, NetConfig, NetEvaluator, TractEvaluator};
 use brandubh_rules::{Game, RuleSet};
-use brandubh_selfplay::{EvalRequest, Evaluator};
 use burn::tensor::Device;
 use std::sync::Arc;
 use std::time::Instant;

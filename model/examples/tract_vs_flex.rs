@@ -1,4 +1,4 @@
-//! Which engine feeds search faster on this machine: burn-flex running the
+//! Which engine feeds search faster on the 2-core machine: burn-flex running the
 //! net, or tract running its ONNX export with a plan fixed to one batch
 //! size? Medians of 5 timings of about 0.3 s each.
 //!

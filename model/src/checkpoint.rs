@@ -102,7 +102,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
-    brandubh_selfplay::durable::write(path, bytes).map_err(|e| CheckpointError::Io {
+    brandubh_durable::write(path, bytes).map_err(|e| CheckpointError::Io {
         path: path.to_path_buf(),
         why: e.to_string(),
     })
@@ -296,7 +296,7 @@ pub enum LoadEvaluatorError {
 pub fn load_evaluator(
     dir: &Path,
     rules: &RuleSet,
-) -> Result<Arc<dyn brandubh_selfplay::Evaluator>, LoadEvaluatorError> {
+) -> Result<Arc<dyn brandubh_mcts::Evaluator>, LoadEvaluatorError> {
     let engine = inference_engine()?;
     let device = Device::flex();
     let (net, config, meta) = load(dir, rules, &device)?;
@@ -322,11 +322,11 @@ pub fn load_evaluator(
     )
 }
 
-/// `load_evaluator` in the shape `brandubh_selfplay::register_model_loader`
+/// `load_evaluator` in the shape `brandubh_mcts::register_model_loader`
 /// takes, so `model=DIR` player specs load through it.
 pub fn model_loader(
     dir: &Path,
     rules: &RuleSet,
-) -> Result<Arc<dyn brandubh_selfplay::Evaluator>, brandubh_selfplay::LoaderError> {
+) -> Result<Arc<dyn brandubh_mcts::Evaluator>, brandubh_mcts::LoaderError> {
     Ok(load_evaluator(dir, rules)?)
 }

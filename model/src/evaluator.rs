@@ -4,8 +4,8 @@
 
 use crate::encoding::{encode, INPUT_LEN, PLANES};
 use crate::net::{Net, MOVES_LEFT_SCALE};
+use brandubh_mcts::{EvalRequest, Evaluation, Evaluator};
 use brandubh_rules::{RuleSet, POLICY_SIZE};
-use brandubh_selfplay::{EvalRequest, Evaluation, Evaluator};
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 use std::sync::{Arc, Mutex};

@@ -220,7 +220,7 @@ pub fn export(
 ) -> Result<ExportReport, ExportError> {
     let device = Device::flex();
     let bytes = onnx_bytes(net, config)?;
-    brandubh_selfplay::durable::write(onnx_path, &bytes)
+    brandubh_durable::write(onnx_path, &bytes)
         .map_err(|e| ExportError(format!("{}: {e}", onnx_path.display())))?;
 
     // Test vectors from burn, checked in tract.
@@ -308,7 +308,7 @@ pub fn export(
     });
     let card_path = card_path(onnx_path);
     let text = serde_json::to_string_pretty(&card).map_err(err)?;
-    brandubh_selfplay::durable::write(&card_path, text.as_bytes())
+    brandubh_durable::write(&card_path, text.as_bytes())
         .map_err(|e| ExportError(format!("{}: {e}", card_path.display())))?;
     Ok(ExportReport {
         max_abs_diff: max_diff,

@@ -8,8 +8,8 @@
 use crate::encoding::{INPUT_LEN, PLANES};
 use crate::evaluator::evaluate_in_slices;
 use crate::net::{ConvBn, Net};
+use brandubh_mcts::{EvalRequest, Evaluation, Evaluator};
 use brandubh_rules::RuleSet;
-use brandubh_selfplay::{EvalRequest, Evaluation, Evaluator};
 use burn::module::Module;
 use burn::nn::Linear;
 use burn::tensor::Tensor;

@@ -11,8 +11,8 @@ use crate::encoding::{INPUT_LEN, PLANES};
 use crate::evaluator::evaluate_in_slices;
 use crate::export::{onnx_bytes, ExportError};
 use crate::net::{Net, NetConfig};
+use brandubh_mcts::{EvalRequest, Evaluation, Evaluator};
 use brandubh_rules::{RuleSet, POLICY_SIZE};
-use brandubh_selfplay::{EvalRequest, Evaluation, Evaluator};
 use std::sync::Arc;
 use tract_onnx::prelude::*;
 

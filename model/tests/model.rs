@@ -1,10 +1,10 @@
 //! The net, its evaluator, checkpoints and ONNX export.
 
+use brandubh_mcts::{EvalRequest, Evaluator};
 use brandubh_model::encoding::{encode, INPUT_LEN};
 use brandubh_model::export::{export, run_tract};
 use brandubh_model::{load, load_evaluator, read_meta, save, NetConfig, NetEvaluator};
 use brandubh_rules::{Game, Position, RuleSet, Symmetry};
-use brandubh_selfplay::{EvalRequest, Evaluator};
 use burn::tensor::Device;
 use std::path::Path;
 use std::path::PathBuf;
@@ -37,7 +37,7 @@ fn some_positions(r: &Arc<RuleSet>) -> Vec<Game> {
     out
 }
 
-fn eval_all(ev: &dyn Evaluator, games: &[Game]) -> Vec<brandubh_selfplay::Evaluation> {
+fn eval_all(ev: &dyn Evaluator, games: &[Game]) -> Vec<brandubh_mcts::Evaluation> {
     let reqs: Vec<EvalRequest<'_>> = games
         .iter()
         .map(|g| EvalRequest {
@@ -336,8 +336,8 @@ fn same_seed_same_weights_same_id() {
 #[test]
 fn tract_evaluator_matches_burn_and_the_cache_answers_alike() {
     let _rng = rng_lock();
+    use brandubh_mcts::CachedEvaluator;
     use brandubh_model::TractEvaluator;
-    use brandubh_selfplay::CachedEvaluator;
     let r = rules("modern");
     let device = Device::flex();
     device.seed(5);
@@ -368,20 +368,20 @@ fn tract_evaluator_matches_burn_and_the_cache_answers_alike() {
 #[test]
 fn a_model_is_loaded_once_per_process() {
     let _rng = rng_lock();
-    brandubh_selfplay::register_model_loader(brandubh_model::model_loader);
+    brandubh_mcts::register_model_loader(brandubh_model::model_loader);
     let r = rules("wtf");
     let dir = tmp("load-once");
     let device = Device::flex();
     let config = NetConfig::new();
     save(&dir, &config.init(&device), &config, &r, 0, 0, "test").unwrap();
     let spec = dir.to_str().unwrap();
-    let a = brandubh_selfplay::load_evaluator(spec, &r).unwrap();
-    let b = brandubh_selfplay::load_evaluator(spec, &r).unwrap();
+    let a = brandubh_mcts::load_evaluator(spec, &r).unwrap();
+    let b = brandubh_mcts::load_evaluator(spec, &r).unwrap();
     assert!(Arc::ptr_eq(&a, &b), "the second load shares the first");
     // Saved again under the same path: loaded afresh.
     std::thread::sleep(std::time::Duration::from_millis(20));
     save(&dir, &config.init(&device), &config, &r, 1, 0, "test").unwrap();
-    let c = brandubh_selfplay::load_evaluator(spec, &r).unwrap();
+    let c = brandubh_mcts::load_evaluator(spec, &r).unwrap();
     assert!(!Arc::ptr_eq(&a, &c));
     assert_ne!(a.id(), c.id());
     std::fs::remove_dir_all(&dir).ok();

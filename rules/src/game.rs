@@ -2,9 +2,12 @@
 //! that explain why a move is refused.
 
 use crate::bitboard::Bitboard;
+use crate::moves::{Move, MoveList};
 use crate::notation::MoveRecord;
-use crate::position::{Move, MoveList, Outcome, Position};
-use crate::ruleset::{Role, RuleSet};
+use crate::outcome::Outcome;
+use crate::position::Position;
+use crate::role::Role;
+use crate::ruleset::RuleSet;
 use crate::square::{Direction, Square};
 use crate::Side;
 use std::sync::Arc;

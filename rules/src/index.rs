@@ -4,7 +4,7 @@
 //! `rank * 7 + file` with a1 = 0. The pass has no index: it is only ever
 //! the sole legal move, so no policy is learnt for it.
 
-use crate::position::Move;
+use crate::moves::Move;
 use crate::square::{Direction, Square};
 
 /// Number of policy indices.

@@ -6,14 +6,18 @@
 //! search and the arena build and test fast.
 
 mod bitboard;
+mod board;
 mod builtin;
 mod game;
 mod index;
+mod moves;
 pub mod notation;
 mod opentafl;
 mod otg;
+mod outcome;
 mod perft;
 mod position;
+mod role;
 pub mod ruleset;
 mod side;
 mod square;
@@ -23,15 +27,19 @@ pub mod toml_keyed;
 mod zobrist;
 
 pub use bitboard::Bitboard;
+pub use board::Board;
 pub use builtin::{all_names, BUILTIN, RULES_DIR};
 pub use game::{Game, IllegalMove, Ply};
 pub use index::POLICY_SIZE;
+pub use moves::{Move, MoveList};
 pub use notation::{MoveRecord, NotationError};
 pub use opentafl::{from_opentafl, opentafl_rules, OpenTaflRulesError};
 pub use otg::{otg_result, read_otg, write_otg, OtgError, OtgGame};
+pub use outcome::{EndReason, GameResult, Outcome, UnknownName};
 pub use perft::{divide, perft, perft_stats, perft_with_history, DepthStats};
-pub use position::{Board, EndReason, Move, MoveList, Outcome, Position, PositionError};
-pub use ruleset::{GameResult, Role, RuleSet, RulesError, UnknownName};
+pub use position::{Position, PositionError};
+pub use role::Role;
+pub use ruleset::{RuleSet, RulesError};
 pub use side::{ParseSideError, Side};
 pub use square::{Direction, ParseSquareError, Square, NUM_SQUARES, SIZE};
 pub use symmetry::Symmetry;

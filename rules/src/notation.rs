@@ -7,8 +7,9 @@
 //! `pass` for the pass some rule sets allow; OpenTafl has no pass.
 
 use crate::bitboard::Bitboard;
-use crate::position::{Board, Move};
-use crate::ruleset::Role;
+use crate::board::Board;
+use crate::moves::Move;
+use crate::role::Role;
 use crate::square::Square;
 use std::fmt;
 use std::str::FromStr;

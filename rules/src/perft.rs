@@ -1,8 +1,10 @@
 //! Perft: counting the positions reached at exactly a given depth. A game
 //! that ends earlier is not expanded, so its subtree adds nothing.
 
-use crate::position::{MoveList, Outcome, Position};
-use crate::ruleset::{GameResult, RuleSet};
+use crate::moves::MoveList;
+use crate::outcome::{GameResult, Outcome};
+use crate::position::Position;
+use crate::ruleset::RuleSet;
 use serde::Serialize;
 
 /// Counts at one depth, for `perft --stats`.

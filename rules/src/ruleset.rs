@@ -6,38 +6,12 @@
 //! the masks and flags the move generator uses.
 
 use crate::bitboard::Bitboard;
+pub use crate::outcome::{GameResult, UnknownName};
+pub use crate::role::Role;
 use crate::square::Square;
 use crate::Side;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// The kinds of piece, as far as the rules distinguish them.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    /// An attacking man.
-    #[serde(alias = "attacker")]
-    Attackers,
-    /// A defending man (every defender but the king).
-    #[serde(alias = "defender")]
-    Defenders,
-    King,
-}
-
-impl Role {
-    pub const ALL: [Role; 3] = [Role::Attackers, Role::Defenders, Role::King];
-    #[inline]
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-    #[inline]
-    pub const fn side(self) -> Side {
-        match self {
-            Role::Attackers => Side::Attackers,
-            _ => Side::Defenders,
-        }
-    }
-}
 
 /// Who may do something on a special square.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
@@ -88,65 +62,6 @@ pub enum Repetition {
     /// times loses.
     MoverLoses,
     Draw,
-}
-
-/// A finished game's result.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize, Deserialize, Hash)]
-#[serde(rename_all = "snake_case")]
-pub enum GameResult {
-    AttackersWin,
-    DefendersWin,
-    Draw,
-}
-
-impl GameResult {
-    #[inline]
-    pub fn win_for(side: Side) -> GameResult {
-        match side {
-            Side::Attackers => GameResult::AttackersWin,
-            Side::Defenders => GameResult::DefendersWin,
-        }
-    }
-    #[inline]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameResult::AttackersWin => "attackers_win",
-            GameResult::DefendersWin => "defenders_win",
-            GameResult::Draw => "draw",
-        }
-    }
-}
-
-/// A name that is none of a closed set's (a result, an end reason).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} `{name}`")]
-pub struct UnknownName {
-    /// What the set names, e.g. "result".
-    pub what: &'static str,
-    pub name: String,
-}
-
-impl UnknownName {
-    pub fn new(what: &'static str, name: &str) -> UnknownName {
-        UnknownName {
-            what,
-            name: name.to_string(),
-        }
-    }
-}
-
-impl std::str::FromStr for GameResult {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<GameResult, UnknownName> {
-        [
-            GameResult::AttackersWin,
-            GameResult::DefendersWin,
-            GameResult::Draw,
-        ]
-        .into_iter()
-        .find(|r| r.as_str() == s)
-        .ok_or_else(|| UnknownName::new("result", s))
-    }
 }
 
 /// The raw options as written in a rule-set file.
@@ -266,7 +181,7 @@ pub struct RuleSet {
     pub options: RuleOptions,
     /// Hash of every option that changes play (not name or description).
     pub hash: u64,
-    pub(crate) start: crate::Board,
+    pub(crate) start: crate::board::Board,
     /// Squares each role may end a move on.
     pub(crate) stop_mask: [Bitboard; 3],
     /// Whether each role may slide across the empty throne.
@@ -395,7 +310,7 @@ impl RuleSet {
         }
         let hash = options_hash(&options);
         Ok(RuleSet {
-            start: crate::Board {
+            start: crate::board::Board {
                 attackers: boards[0],
                 defenders: boards[1],
                 king: boards[2],

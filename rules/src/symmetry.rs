@@ -3,7 +3,8 @@
 //! the image of a legal move is legal in the image position.
 
 use crate::bitboard::Bitboard;
-use crate::position::{Board, Move};
+use crate::board::Board;
+use crate::moves::Move;
 use crate::square::Square;
 
 /// One of the eight symmetries, numbered 0..8: 0 identity, 1–3 rotations

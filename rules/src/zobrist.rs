@@ -2,7 +2,7 @@
 //! The rule set's own hash seeds every position hash, so equal boards under
 //! different rules never share a transposition-table entry.
 
-use crate::ruleset::Role;
+use crate::role::Role;
 use crate::square::Square;
 
 pub const fn splitmix64(mut x: u64) -> u64 {

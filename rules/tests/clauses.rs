@@ -1,6 +1,8 @@
-//! One test per numbered clause of shared/RULESETS.md, on hand-made
-//! positions, for every rule set the clause applies to. Test names carry
-//! the rule set and clause number.
+//! One test per numbered clause of the rule-set specification the engine
+//! was written to (its options, and our readings where it leaves a point
+//! open, are in docs/rules.md; each rule file in `configs/rules/` comments
+//! its clauses), on hand-made positions, for every rule set the clause
+//! applies to. Test names carry the rule set and clause number.
 
 mod common;
 use brandubh_rules::{EndReason::*, GameResult::*, Side::*, *};

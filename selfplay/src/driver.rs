@@ -6,9 +6,9 @@
 //! seed gives the same games.
 
 use crate::config::SelfPlayConfig;
-use crate::evaluator::{EvalRequest, Evaluator};
-use crate::mcts::{Advance, Search};
-use crate::records::{PositionRecord, SelfPlayGame};
+use crate::{records::PositionRecord, records::SelfPlayGame};
+use brandubh_mcts::{evaluator::EvalRequest, evaluator::Evaluator};
+use brandubh_mcts::{Advance, Search};
 use brandubh_rules::{splitmix64, Game, GameResult, RuleSet, Side};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

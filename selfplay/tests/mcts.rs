@@ -1,9 +1,11 @@
 //! MCTS with the uniform evaluator on hand-made positions, self-play
 //! determinism, and Parquet records.
 
+#[path = "../mcts/tests/common/mod.rs"]
 mod common;
 use common::{game, puct, ALL};
 
+use brandubh_mcts::*;
 use brandubh_rules::{Bitboard, Game, GameResult, RuleSet, Side};
 use brandubh_selfplay::*;
 use rand::SeedableRng;

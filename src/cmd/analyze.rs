@@ -1,7 +1,7 @@
 use anyhow::{bail, Result};
-use brandubh_eval::{MctsReport, PlayerSpec};
+use brandubh_mcts::EvalRequest;
+use brandubh_play::{mcts_player::MctsReport, PlayerSpec};
 use brandubh_rules::Game;
-use brandubh_selfplay::EvalRequest;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -99,7 +99,7 @@ pub fn run(a: Args) -> Result<()> {
 }
 
 /// The net's own policy (top moves) and value at the root, before search.
-fn raw_eval(p: &brandubh_eval::MctsPlayer, game: &Game) -> Value {
+fn raw_eval(p: &brandubh_play::mcts_player::MctsPlayer, game: &Game) -> Value {
     let moves = game.legal_moves();
     let reps = game.position().repetitions(game.history()).min(255) as u8;
     let e = p.evaluator().evaluate(&[EvalRequest {

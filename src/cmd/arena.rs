@@ -1,7 +1,8 @@
 use anyhow::{bail, Context, Result};
-use brandubh_eval::arena::{OpeningFilter, TimeControl};
-use brandubh_eval::stats::Sprt;
-use brandubh_eval::{run_match, MatchConfig, MatchSummary, PlayerSpec};
+use brandubh_arena::stats::Sprt;
+use brandubh_arena::{run_match, MatchConfig, MatchSummary};
+use brandubh_arena::{OpeningFilter, TimeControl};
+use brandubh_play::PlayerSpec;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,10 +1,13 @@
 use super::write_atomic;
 use anyhow::{bail, Context, Result};
-use brandubh_eval::balance::{summarise_all, Balance, GameOutcome, HUMAN_RECORD};
-use brandubh_eval::charts::attacker_share_chart;
-use brandubh_eval::{read_records, run_match, MatchConfig, PlayerSpec};
+use brandubh_arena::{
+    balance::summarise_all, balance::Balance, balance::GameOutcome, balance::HUMAN_RECORD,
+};
+use brandubh_arena::{read_records, run_match, MatchConfig};
+use brandubh_charts::attacker_share_chart;
+use brandubh_play::PlayerSpec;
 use brandubh_rules::{all_names, RuleSet};
-use brandubh_selfplay::records::{read_dir, read_shard};
+use brandubh_selfplay::{records::read_dir, records::read_shard};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::fmt::Write as _;
 use std::path::PathBuf;

@@ -1,6 +1,6 @@
 use anyhow::{bail, Result};
-use brandubh_eval::otep::Engine;
-use brandubh_eval::PlayerSpec;
+use brandubh_play::otep::Engine;
+use brandubh_play::PlayerSpec;
 use std::sync::Arc;
 
 /// Plays as an engine for OpenTafl (or any host of the OpenTafl Engine

@@ -2,7 +2,7 @@
 //! `export-games`, which converts recorded games.
 
 use anyhow::{bail, Context, Result};
-use brandubh_eval::GameRecord;
+use brandubh_arena::GameRecord;
 use brandubh_rules::{otg_result, write_otg, RuleSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -95,7 +95,7 @@ pub fn run(a: Args) -> Result<()> {
                 written += 1;
             }
         } else if name.ends_with(".jsonl") || name.ends_with(".json") {
-            let games = brandubh_eval::read_records(input)
+            let games = brandubh_arena::read_records(input)
                 .with_context(|| format!("reading {}", input.display()))?;
             let dir = a.out.join(&stem);
             std::fs::create_dir_all(&dir)?;

@@ -98,7 +98,7 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(parent) = a.out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }
-    brandubh_selfplay::durable::replace_dir(&tmp, &a.out, &aside)
+    brandubh_durable::replace_dir(&tmp, &a.out, &aside)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.out.display()))?;
     println!(
         "wrote {} ({} channels × {} blocks, rules {}, model id {})",

@@ -107,10 +107,9 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// Writes a file whole or not at all (`brandubh_selfplay::durable`).
+/// Writes a file whole or not at all (`brandubh_durable`).
 pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    brandubh_selfplay::durable::write(path, bytes)
-        .with_context(|| format!("writing {}", path.display()))
+    brandubh_durable::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
 /// The rule set named on the command line.

@@ -1,5 +1,5 @@
 use anyhow::Result;
-use brandubh_eval::parse_player;
+use brandubh_play::parse_player;
 use brandubh_rules::Game;
 use std::sync::Arc;
 
@@ -42,7 +42,7 @@ pub fn run(a: Args) -> Result<()> {
         let mv = match player.try_choose(&game, None) {
             Ok(mv) => mv,
             Err(f) => {
-                let verb = if f.reason == brandubh_eval::ForfeitReason::Resigned {
+                let verb = if f.reason == brandubh_play::ending::ForfeitReason::Resigned {
                     "resigns"
                 } else {
                     "forfeits"

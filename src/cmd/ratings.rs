@@ -1,6 +1,6 @@
 use anyhow::Result;
-use brandubh_eval::ratings::rate;
-use brandubh_eval::{read_records, GameRecord};
+use brandubh_arena::ratings::rate;
+use brandubh_arena::{read_records, GameRecord};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

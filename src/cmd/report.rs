@@ -1,5 +1,5 @@
 use anyhow::{bail, Context, Result};
-use brandubh_eval::charts::{line_chart, Point, Reference, Series};
+use brandubh_charts::{line_chart, Point, Reference, Series};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,5 @@
 use anyhow::{bail, Result};
-use brandubh_eval::{EvalWeights, Limits, Searcher};
+use brandubh_alphabeta::{evaluation::EvalWeights, time::Limits, Searcher};
 use serde_json::json;
 
 #[derive(clap::Args, Debug)]

@@ -1,6 +1,7 @@
 use anyhow::{Context, Result};
-use brandubh_selfplay::records::{next_game_id, next_shard_index};
-use brandubh_selfplay::{load_evaluator, run_selfplay, write_shard, SelfPlayConfig, SelfPlayJob};
+use brandubh_mcts::load_evaluator;
+use brandubh_selfplay::{records::next_game_id, records::next_shard_index};
+use brandubh_selfplay::{run_selfplay, write_shard, SelfPlayConfig, SelfPlayJob};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -39,7 +39,7 @@ pub fn run(a: Args) -> Result<()> {
             let ev = brandubh_model::load_evaluator(dir, &rules)?;
             let reps = p.repetitions(game.history()).min(255) as u8;
             let out = ev
-                .evaluate(&[brandubh_selfplay::EvalRequest {
+                .evaluate(&[brandubh_mcts::EvalRequest {
                     position: p,
                     moves: game.legal_moves().as_slice(),
                     repetitions: reps,

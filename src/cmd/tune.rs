@@ -3,8 +3,9 @@
 
 use super::{load_rules, write_atomic};
 use anyhow::{bail, Result};
-use brandubh_eval::tune::{fit, samples};
-use brandubh_eval::{read_records, EvalWeights};
+use brandubh_alphabeta::evaluation::EvalWeights;
+use brandubh_arena::read_records;
+use brandubh_arena::{tune::fit, tune::samples};
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -1,8 +1,9 @@
 //! The run config: one commented TOML file (`configs/runs/*.toml`) holding
 //! everything a training run needs; it is copied into the run directory.
 
-use brandubh_selfplay::config::in_range;
-use brandubh_selfplay::{ConfigError, SelfPlayConfig};
+use brandubh_mcts::in_range;
+use brandubh_mcts::ConfigError;
+use brandubh_selfplay::SelfPlayConfig;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -189,7 +190,7 @@ impl RunConfig {
         let fixed = std::iter::once(("eval.baseline", &e.baseline))
             .chain(e.ladder.iter().map(|l| ("eval.ladder", l)));
         for (key, spec) in fixed {
-            brandubh_eval::PlayerSpec::parse(spec).map_err(|x| ConfigError::Invalid {
+            brandubh_play::PlayerSpec::parse(spec).map_err(|x| ConfigError::Invalid {
                 key: key.into(),
                 problem: x.to_string(),
             })?;
@@ -206,7 +207,7 @@ impl RunConfig {
                 problem,
             };
             let spec =
-                brandubh_eval::PlayerSpec::parse(&t.player).map_err(|x| invalid(x.to_string()))?;
+                brandubh_play::PlayerSpec::parse(&t.player).map_err(|x| invalid(x.to_string()))?;
             if spec.kind != "alphabeta" {
                 return Err(invalid(format!(
                     "`{}` must be an alpha-beta player",

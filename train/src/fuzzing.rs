@@ -1,6 +1,6 @@
 //! The checks behind the fuzz targets for the two loaders above the eval
 //! crate: run configs and checkpoints' `model.json`. Like
-//! `brandubh_eval::fuzzing`, each takes arbitrary bytes, must not panic,
+//! `brandubh_arena::fuzzing`, each takes arbitrary bytes, must not panic,
 //! and asserts what must hold of what it accepts. Burn-free, so the
 //! cargo-fuzz workspace builds them without the `net` feature.
 
@@ -9,7 +9,7 @@ use brandubh_model::CheckpointMeta;
 use std::path::Path;
 
 /// The fuzz targets here, by name (as in `fuzz/fuzz_targets/`).
-pub const TARGETS: [(&str, brandubh_eval::fuzzing::Check); 2] =
+pub const TARGETS: [(&str, brandubh_arena::fuzzing::Check); 2] =
     [("run_config", run_config), ("model_json", model_json)];
 
 /// A run config parses and passes its range checks, or names the file and

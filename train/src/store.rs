@@ -143,7 +143,7 @@ impl RunStore {
                 if let Some(parent) = p.parent() {
                     std::fs::create_dir_all(parent).map_err(io(parent))?;
                 }
-                brandubh_selfplay::durable::write(&p, bytes).map_err(io(&p))
+                brandubh_durable::write(&p, bytes).map_err(io(&p))
             }
             #[cfg(feature = "s3")]
             Backend::Object(r) => r
@@ -172,7 +172,7 @@ impl RunStore {
                         f.write_all(bytes)
                             .and_then(|_| f.sync_all())
                             .map_err(io(&p))?;
-                        brandubh_selfplay::durable::sync_dir(p.parent().unwrap_or(dir));
+                        brandubh_durable::sync_dir(p.parent().unwrap_or(dir));
                         Ok(true)
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
@@ -208,7 +208,7 @@ impl RunStore {
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
-        brandubh_selfplay::durable::write(to, &bytes).map_err(io(to))?;
+        brandubh_durable::write(to, &bytes).map_err(io(to))?;
         Ok(true)
     }
 

@@ -4,7 +4,9 @@
 //! played; the value target is the result, mixed with the teacher's score.
 //! A net that saw them says so in its training record.
 
-use brandubh_eval::{PlayerSpec, PlayerSpecError, WIN};
+use brandubh_play::{PlayerSpec, PlayerSpecError};
+
+use brandubh_alphabeta::WIN;
 use brandubh_rules::{splitmix64, Game, RuleSet};
 use brandubh_selfplay::{PositionRecord, SelfPlayConfig, SelfPlayGame};
 use rand::{Rng, SeedableRng};

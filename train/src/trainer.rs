@@ -117,7 +117,7 @@ impl Trainer {
             .optim
             .into_bytes()
             .map_err(|e| OptimizerError::Serialise(e.to_string()))?;
-        brandubh_selfplay::durable::write(file, &bytes[..]).map_err(|e| OptimizerError::Io {
+        brandubh_durable::write(file, &bytes[..]).map_err(|e| OptimizerError::Io {
             file: file.to_path_buf(),
             why: e.to_string(),
         })

@@ -16,9 +16,10 @@
 use crate::config::RunConfig;
 use crate::run::{io, Progress, RunError, RunState, GAME_IDS_PER_ITERATION};
 use crate::store::RunStore;
+use brandubh_mcts::Evaluator;
 use brandubh_rules::{splitmix64, RuleSet};
 use brandubh_selfplay::records::write_shard_named;
-use brandubh_selfplay::{run_selfplay, Evaluator, SelfPlayJob};
+use brandubh_selfplay::{run_selfplay, SelfPlayJob};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

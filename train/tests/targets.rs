@@ -266,7 +266,8 @@ fn every_selfplay_and_eval_config_parses() {
         SelfPlayConfig::from_file(&p).unwrap_or_else(|e| panic!("{e}"));
     }
     for p in files("configs/eval") {
-        brandubh_eval::EvalWeights::from_file(&p).unwrap_or_else(|e| panic!("{e}"));
+        brandubh_alphabeta::evaluation::EvalWeights::from_file(&p)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
@@ -297,12 +298,12 @@ fn run_config_errors_name_the_key() {
     ] {
         assert!(text.contains(from), "{from}");
         let e = RunConfig::from_toml(&text.replacen(from, to, 1), "run.toml").unwrap_err();
-        let brandubh_selfplay::ConfigError::InFile { file, source } = &e else {
+        let brandubh_mcts::ConfigError::InFile { file, source } = &e else {
             panic!("{e}")
         };
         assert_eq!(file, "run.toml");
         assert!(
-            matches!(&**source, brandubh_selfplay::ConfigError::OutOfRange { key: k, .. } if k == key),
+            matches!(&**source, brandubh_mcts::ConfigError::OutOfRange { key: k, .. } if k == key),
             "{e}"
         );
     }

@@ -14,7 +14,7 @@ impl Run {
     /// `mcts_spec` with another search limit (`sims=N` or `ms=T`).
     fn mcts_spec_limited(&self, dir: &Path, limit: &str) -> String {
         let run = &self.config.selfplay.mcts;
-        let player = brandubh_selfplay::MctsConfig::default();
+        let player = brandubh_mcts::MctsConfig::default();
         let mut spec = format!("mcts:model={},{limit}", dir.display());
         if run.c_puct != player.c_puct {
             spec += &format!(",cpuct={}", run.c_puct);
@@ -44,7 +44,7 @@ impl Run {
                        file: &str,
                        seed: u64,
                        threads: usize|
-         -> Result<brandubh_eval::MatchSummary, RunError> {
+         -> Result<brandubh_arena::MatchSummary, RunError> {
             let cfg = MatchConfig {
                 rules: self.rules.clone(),
                 a: PlayerSpec::parse(&a)?,

@@ -15,12 +15,15 @@ mod training;
 use crate::config::{Gating, RunConfig};
 use crate::data::{window, WindowSampler};
 use crate::trainer::{optimizer_file, Trainer};
-use brandubh_eval::arena::{run_match, MatchConfig};
-use brandubh_eval::ratings::{rate, RatingTable};
-use brandubh_eval::{read_records, GameRecord, PlayerSpec};
+use brandubh_arena::{ratings::rate, ratings::RatingTable};
+use brandubh_arena::{read_records, GameRecord};
+use brandubh_arena::{run_match, MatchConfig};
 use brandubh_model::{load, read_meta, save};
+use brandubh_play::PlayerSpec;
 use brandubh_rules::{splitmix64, GameResult, RuleSet};
-use brandubh_selfplay::records::{list_shards, next_shard_index, read_dir, read_shard};
+use brandubh_selfplay::{
+    records::list_shards, records::next_shard_index, records::read_dir, records::read_shard,
+};
 use brandubh_selfplay::{run_selfplay, write_shard, SelfPlayJob};
 use burn::tensor::Device;
 use rand::SeedableRng;
@@ -110,7 +113,7 @@ pub struct IterationRecord {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error(transparent)]
-    Config(#[from] brandubh_selfplay::ConfigError),
+    Config(#[from] brandubh_mcts::ConfigError),
     #[error(transparent)]
     Rules(#[from] brandubh_rules::RulesError),
     #[error(transparent)]
@@ -118,11 +121,11 @@ pub enum RunError {
     #[error(transparent)]
     Records(#[from] brandubh_selfplay::RecordError),
     #[error(transparent)]
-    Arena(#[from] brandubh_eval::arena::ArenaError),
+    Arena(#[from] brandubh_arena::ArenaError),
     #[error(transparent)]
-    Player(#[from] brandubh_eval::PlayerSpecError),
+    Player(#[from] brandubh_play::PlayerSpecError),
     #[error(transparent)]
-    Ratings(#[from] brandubh_eval::ratings::RatingError),
+    Ratings(#[from] brandubh_arena::ratings::RatingError),
     #[error(transparent)]
     Optimizer(#[from] crate::trainer::OptimizerError),
     #[error(transparent)]
@@ -186,7 +189,7 @@ pub struct Run {
 pub const GAME_IDS_PER_ITERATION: u64 = 1_000_000_000;
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
-    brandubh_selfplay::durable::write(path, bytes).map_err(io(path))
+    brandubh_durable::write(path, bytes).map_err(io(path))
 }
 
 fn append_line(path: &Path, line: &str) -> Result<(), RunError> {

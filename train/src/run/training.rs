@@ -221,7 +221,7 @@ impl Run {
     fn publish(&self, from: &Path, to: &Path) -> Result<(), RunError> {
         let name = to.file_name().and_then(|n| n.to_str()).unwrap_or("old");
         let aside = self.dir.join("checkpoints").join(format!("retired-{name}"));
-        brandubh_selfplay::durable::replace_dir(from, to, &aside).map_err(io(to))
+        brandubh_durable::replace_dir(from, to, &aside).map_err(io(to))
     }
 
     /// Removes checkpoints a publish renamed aside.

@@ -1,0 +1,118 @@
+//! The alpha-beta baseline on hand-made positions in every rule set.
+
+use brandubh_alphabeta::{evaluation::EvalWeights, time::Limits, Searcher, WIN};
+use brandubh_rules::testing::{game, squares, ALL};
+use brandubh_rules::{Bitboard, Game, GameResult, RuleSet, Side};
+use std::sync::Arc;
+
+fn search(g: &Game, depth: u32) -> brandubh_alphabeta::SearchResult {
+    let mut s = Searcher::new(g.rules().clone(), EvalWeights::default(), 4);
+    s.search(
+        g,
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        },
+    )
+}
+
+#[test]
+fn finds_escape_in_one() {
+    for name in ALL {
+        let g = game(name, "f6 e5 c6", "c4", "a3", Side::Defenders);
+        let r = search(&g, 3);
+        assert_eq!(r.best.to_string(), "a3-a1", "{name}");
+        assert_eq!(r.score, WIN - 1, "{name}");
+    }
+}
+
+#[test]
+fn finds_king_capture_in_one() {
+    for name in ALL {
+        let mut g = game(name, "b6 d6 c7 e5", "g2", "c6", Side::Attackers);
+        let r = search(&g, 3);
+        g.play(r.best).unwrap();
+        assert_eq!(
+            g.outcome().map(|o| o.result),
+            Some(GameResult::AttackersWin),
+            "{name}: {}",
+            r.best
+        );
+    }
+}
+
+#[test]
+fn takes_a_hanging_man() {
+    for name in ALL {
+        // The defender on c5 hangs: e5-d5? no — c7-c6 takes it against c4.
+        let mut g = game(name, "c7 c4 g2", "c5", "f3", Side::Attackers);
+        let r = search(&g, 2);
+        let captured = g.play(r.best).unwrap();
+        assert_eq!(captured, squares("c5"), "{name}: chose {}", r.best);
+    }
+}
+
+#[test]
+fn blocks_escape_in_one() {
+    for name in ALL {
+        // The king on a3 threatens a3-a1; a4 and c3 block his other routes.
+        let mut g = game(name, "e2 f6 e6 c3", "a4", "a3", Side::Attackers);
+        let r = search(&g, 3);
+        g.play(r.best).unwrap();
+        let escapes = g
+            .legal_moves()
+            .iter()
+            .any(|m| Bitboard::CORNERS.contains(m.to));
+        assert!(!escapes, "{name}: {} leaves the escape open", r.best);
+        assert!(
+            r.score > -(WIN - 100),
+            "{name}: should not see a forced loss, got {}",
+            r.score
+        );
+    }
+}
+
+#[test]
+fn finds_short_forced_win_with_a_fork() {
+    for name in ALL {
+        // King c2-c1 opens both a1 and g1: the attackers can close one.
+        let g = game(name, "f6 e5 b6", "e3", "c2", Side::Defenders);
+        let r = search(&g, 4);
+        assert_eq!(r.score, WIN - 3, "{name}: {} {:?}", r.best, r.pv);
+    }
+}
+
+#[test]
+fn same_search_same_move() {
+    let g = Game::new(Arc::new(RuleSet::builtin("wtf").unwrap()));
+    let a = search(&g, 4);
+    let b = search(&g, 4);
+    assert_eq!((a.best, a.score, a.nodes), (b.best, b.score, b.nodes));
+    assert_eq!(a.depth, 4);
+}
+
+#[test]
+fn evaluation_weights_file_errors_are_named() {
+    let dir = std::env::temp_dir().join("brandubh-eval-test");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("bad.toml");
+    std::fs::write(&p, "attacker = 100\nbogus = 3\n").unwrap();
+    let e = EvalWeights::from_file(&p).unwrap_err().to_string();
+    assert!(e.contains("bad.toml") && e.contains("bogus"), "{e}");
+    let huge = EvalWeights {
+        attacker: 100_000,
+        ..EvalWeights::default()
+    };
+    std::fs::write(&p, huge.to_toml()).unwrap();
+    let e = EvalWeights::from_file(&p).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            brandubh_alphabeta::evaluation::WeightsError::TooLarge {
+                key: "attacker",
+                ..
+            }
+        ),
+        "{e}"
+    );
+}

@@ -1,0 +1,21 @@
+//! The arena: matches of game pairs with sides swapped from the same seeded
+//! opening, their game records, and what is read off them: Elo and SPRT
+//! statistics, ratings of many players, side balance and the tuning of the
+//! alpha-beta's evaluation weights. Also the checks the fuzz targets run.
+
+pub mod balance;
+pub mod error;
+pub mod fuzzing;
+pub mod game;
+pub mod matches;
+pub mod opening;
+pub mod ratings;
+pub mod record;
+pub mod stats;
+pub mod tune;
+
+pub use error::ArenaError;
+pub use game::{charge, TimeControl};
+pub use matches::{run_match, MatchConfig, MatchSummary, MoveTimes, SprtReport, Wdl};
+pub use opening::{balanced_opening, opening, opening_score, OpeningFilter, MAX_OPENING_DRAWS};
+pub use record::{parse_records, read_records, GameRecord, RECORD_FORMAT};

@@ -1,0 +1,255 @@
+//! Matches: game pairs with sides swapped from the same seeded opening,
+//! run in parallel, accounted in pair order, with Elo and an optional SPRT.
+
+use crate::error::*;
+use crate::game::*;
+use crate::opening::*;
+use crate::record::*;
+use crate::stats::*;
+use brandubh_play::ending::RecordResult;
+use brandubh_play::PlayerSpec;
+use brandubh_rules::{RuleSet, Side};
+use serde::Serialize;
+use std::path::Path;
+use std::sync::Arc;
+
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    pub rules: Arc<RuleSet>,
+    pub a: PlayerSpec,
+    pub b: PlayerSpec,
+    pub pairs: u64,
+    /// Random plies from the start before the players take over.
+    pub openings: u32,
+    pub seed: u64,
+    /// A game still going after this many plies is recorded as unfinished.
+    pub max_plies: u32,
+    pub threads: usize,
+    pub sprt: Option<Sprt>,
+    /// Play each opening twice with sides swapped (a match); when false,
+    /// one game per opening with A attacking (balance runs).
+    pub swap_sides: bool,
+    /// Redraw openings that a search finds lopsided (see `OpeningFilter`);
+    /// `None` keeps every random opening.
+    pub balanced: Option<OpeningFilter>,
+    /// A game clock for each player instead of the specs' own limits: the
+    /// players decide how long to think, and one whose clock runs out
+    /// loses the game (`time_forfeit`).
+    pub clock: Option<TimeControl>,
+}
+
+/// Time per move of one player over a match.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MoveTimes {
+    pub moves: u64,
+    pub mean_ms: f64,
+    pub max_ms: f64,
+}
+
+impl MoveTimes {
+    pub(crate) fn add(&mut self, ms: f64) {
+        self.mean_ms = (self.mean_ms * self.moves as f64 + ms) / (self.moves + 1) as f64;
+        self.moves += 1;
+        self.max_ms = self.max_ms.max(ms);
+    }
+}
+
+/// Wins, draws and losses of one player on one side.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Wdl {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchSummary {
+    pub a: String,
+    pub b: String,
+    pub rules: String,
+    /// Random plies of each opening.
+    pub openings: u32,
+    /// The margin of balanced openings (`OpeningFilter`), if any.
+    pub balanced: Option<i32>,
+    pub pairs: u64,
+    pub games: u64,
+    pub a_as_attackers: Wdl,
+    pub a_as_defenders: Wdl,
+    pub b_as_attackers: Wdl,
+    pub b_as_defenders: Wdl,
+    pub unfinished: u64,
+    /// Time per move of each player (moves after the openings).
+    pub a_times: MoveTimes,
+    pub b_times: MoveTimes,
+    pub pentanomial: Pentanomial,
+    pub score: f64,
+    pub elo: f64,
+    pub elo_ci95: [f64; 2],
+    pub los: f64,
+    pub sprt: Option<SprtReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SprtReport {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub llr: f64,
+    pub bounds: [f64; 2],
+    pub verdict: SprtVerdict,
+}
+
+/// Runs a match. `progress` is called from worker threads after each game.
+/// Pairs are played in batches across threads but accounted in pair order,
+/// so the result (and where an SPRT stops) does not depend on scheduling.
+pub fn run_match(
+    cfg: &MatchConfig,
+    out: Option<&Path>,
+    progress: &(dyn Fn(&GameRecord) + Sync),
+) -> Result<(MatchSummary, Vec<GameRecord>), ArenaError> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads.max(1))
+        .build()
+        .expect("thread pool");
+    let mut writer = out.map(RecordWriter::create).transpose()?;
+    let filter_start = cfg
+        .balanced
+        .map(|f| (f, opening_score(&cfg.rules, &[], &f)));
+    let mut summary = MatchSummary {
+        a: cfg.a.text.clone(),
+        b: cfg.b.text.clone(),
+        rules: cfg.rules.name().to_string(),
+        openings: cfg.openings,
+        balanced: cfg.balanced.map(|f| f.margin),
+        pairs: 0,
+        games: 0,
+        a_as_attackers: Wdl::default(),
+        a_as_defenders: Wdl::default(),
+        b_as_attackers: Wdl::default(),
+        b_as_defenders: Wdl::default(),
+        unfinished: 0,
+        a_times: MoveTimes::default(),
+        b_times: MoveTimes::default(),
+        pentanomial: Pentanomial::default(),
+        score: 0.5,
+        elo: 0.0,
+        elo_ci95: [0.0, 0.0],
+        los: 0.5,
+        sprt: None,
+    };
+    let mut records = Vec::new();
+    let batch = (cfg.threads.max(1) as u64) * 2;
+    let mut next = 0u64;
+    'outer: while next < cfg.pairs {
+        let end = (next + batch).min(cfg.pairs);
+        let done: Vec<Result<Vec<GameRecord>, ArenaError>> = pool.install(|| {
+            (next..end)
+                .into_par_iter()
+                .map(|pair| {
+                    let open = match &filter_start {
+                        Some((f, start)) => {
+                            balanced_opening(&cfg.rules, cfg.seed, pair, cfg.openings, f, *start)
+                        }
+                        None => opening(&cfg.rules, cfg.seed, pair, cfg.openings),
+                    };
+                    let g0 = play_game(cfg, pair, 0, &open)?;
+                    progress(&g0);
+                    if !cfg.swap_sides {
+                        return Ok(vec![g0]);
+                    }
+                    let g1 = play_game(cfg, pair, 1, &open)?;
+                    progress(&g1);
+                    Ok(vec![g0, g1])
+                })
+                .collect()
+        });
+        for pair in done {
+            let pair = pair?;
+            let mut a_points = 0.0;
+            for rec in &pair {
+                let att_pts = rec.attacker_points();
+                let a_is_att = rec.game == 0;
+                a_points += if a_is_att { att_pts } else { 1.0 - att_pts };
+                if rec.result == RecordResult::Unfinished {
+                    summary.unfinished += 1;
+                }
+                let (att_wdl, def_wdl) = if a_is_att {
+                    (&mut summary.a_as_attackers, &mut summary.b_as_defenders)
+                } else {
+                    (&mut summary.b_as_attackers, &mut summary.a_as_defenders)
+                };
+                if att_pts == 1.0 {
+                    att_wdl.wins += 1;
+                    def_wdl.losses += 1;
+                } else if att_pts == 0.0 {
+                    att_wdl.losses += 1;
+                    def_wdl.wins += 1;
+                } else {
+                    att_wdl.draws += 1;
+                    def_wdl.draws += 1;
+                }
+                summary.games += 1;
+                let (att_times, def_times) = if a_is_att {
+                    (&mut summary.a_times, &mut summary.b_times)
+                } else {
+                    (&mut summary.b_times, &mut summary.a_times)
+                };
+                for (i, us) in rec.move_us.iter().enumerate() {
+                    let ms = *us as f64 / 1e3;
+                    // Moves after the opening alternate from whoever is to move then.
+                    let first_is_att = (rec.opening.len() % 2 == 0)
+                        == (cfg.rules.options.first_to_move == Side::Attackers);
+                    let is_att = (i % 2 == 0) == first_is_att;
+                    if is_att {
+                        att_times.add(ms);
+                    } else {
+                        def_times.add(ms);
+                    }
+                }
+                if let Some(w) = writer.as_mut() {
+                    w.write(rec)?;
+                }
+            }
+            summary.pairs += 1;
+            if cfg.swap_sides {
+                summary.pentanomial.add(a_points);
+            }
+            records.extend(pair);
+            if let Some(sprt) = cfg.sprt {
+                let (llr, verdict) = sprt.verdict(&summary.pentanomial);
+                let (lo, hi) = sprt.bounds();
+                summary.sprt = Some(SprtReport {
+                    elo0: sprt.elo0,
+                    elo1: sprt.elo1,
+                    alpha: sprt.alpha,
+                    beta: sprt.beta,
+                    llr,
+                    bounds: [lo, hi],
+                    verdict,
+                });
+                if verdict != SprtVerdict::Continue {
+                    break 'outer;
+                }
+            }
+        }
+        next = end;
+    }
+    if let Some(EloEstimate {
+        score,
+        elo,
+        ci95,
+        los,
+    }) = summary.pentanomial.elo()
+    {
+        summary.score = score;
+        summary.elo = elo;
+        summary.elo_ci95 = [ci95.0, ci95.1];
+        summary.los = los;
+    }
+    if let Some(w) = writer {
+        w.finish()?;
+    }
+    Ok((summary, records))
+}

@@ -1,0 +1,159 @@
+//! Building a player from its spec: the alpha-beta, MCTS, OTEP, random and
+//! human players with the spec's settings.
+
+use crate::alphabeta::AlphaBetaPlayer;
+use crate::player::Player;
+use crate::simple::{HumanPlayer, RandomPlayer};
+use crate::spec::{PlayerSpec, PlayerSpecError};
+use crate::{
+    mcts_player::sims_limit, mcts_player::MctsPlayer, mcts_player::MctsSettings,
+    mcts_player::DEFAULT_BATCH,
+};
+use brandubh_alphabeta::evaluation::EvalWeights;
+use brandubh_alphabeta::time::Limits;
+use brandubh_mcts::{load_evaluator, MctsConfig};
+use brandubh_rules::RuleSet;
+use std::sync::Arc;
+
+impl PlayerSpec {
+    /// The MCTS settings this spec stands for (defaults filled in).
+    pub fn mcts_settings(&self) -> MctsSettings {
+        let defaults = MctsConfig::default();
+        let sims = sims_limit(self.num("sims").map(|s| s as u32), self.num("ms"));
+        MctsSettings {
+            cfg: MctsConfig {
+                gumbel: self.num("gumbel").map_or(defaults.gumbel, |g| g != 0),
+                c_puct: self.float("cpuct").unwrap_or(defaults.c_puct),
+                fpu_reduction: self.float("fpu").unwrap_or(defaults.fpu_reduction),
+                virtual_loss: self.float("vloss").unwrap_or(defaults.virtual_loss),
+                escape_forks: self.num("forks").map_or(defaults.escape_forks, |f| f != 0),
+                solver: self.num("solver").map_or(defaults.solver, |f| f != 0),
+                moves_left_effect: self.float("ml").unwrap_or(defaults.moves_left_effect),
+                moves_left_slope: self.float("mlslope").unwrap_or(defaults.moves_left_slope),
+                ..defaults
+            },
+            sims,
+            millis: self.num("ms"),
+            batch: self
+                .num("batch")
+                .map_or_else(|| default_batch(sims), |b| b as usize),
+            threads: self.num("threads").map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                |t| t as usize,
+            ),
+            verify: self.float("verify").unwrap_or(0.0),
+        }
+    }
+
+    /// Builds an MCTS player (the spec's kind must be `mcts`).
+    pub fn build_mcts(
+        &self,
+        rules: &Arc<RuleSet>,
+        seed: u64,
+    ) -> Result<MctsPlayer, PlayerSpecError> {
+        if self.kind != "mcts" {
+            return Err(PlayerSpecError {
+                spec: self.text.clone(),
+                why: "not an MCTS player".into(),
+            });
+        }
+        let model = self.value("model").unwrap_or("uniform");
+        let evaluator = load_evaluator(model, rules).map_err(|e| PlayerSpecError {
+            spec: self.text.clone(),
+            why: e.to_string(),
+        })?;
+        Ok(MctsPlayer::new(
+            self.text.clone(),
+            rules.clone(),
+            self.mcts_settings(),
+            evaluator,
+            seed,
+        ))
+    }
+
+    /// Builds an alpha-beta player (the spec's kind must be `alphabeta`).
+    pub fn build_alphabeta(
+        &self,
+        rules: &Arc<RuleSet>,
+    ) -> Result<AlphaBetaPlayer, PlayerSpecError> {
+        if self.kind != "alphabeta" {
+            return Err(PlayerSpecError {
+                spec: self.text.clone(),
+                why: "not an alpha-beta player".into(),
+            });
+        }
+        let mut limits = Limits {
+            depth: self.num("depth").map(|d| d as u32),
+            nodes: self.num("nodes"),
+            millis: self.num("ms"),
+        };
+        if limits == Limits::default() {
+            limits.depth = Some(4);
+        }
+        let weights = match self.value("eval") {
+            None => EvalWeights::builtin(rules.name()),
+            Some(path) => EvalWeights::from_file(std::path::Path::new(path)).map_err(|why| {
+                PlayerSpecError {
+                    spec: self.text.clone(),
+                    why: why.to_string(),
+                }
+            })?,
+        };
+        let tt = self.num("tt").unwrap_or(16) as usize;
+        Ok(AlphaBetaPlayer::new(
+            rules.clone(),
+            limits,
+            weights,
+            tt,
+            self.text.clone(),
+        ))
+    }
+
+    /// Builds a fresh player; `seed` feeds any randomness.
+    pub fn build(
+        &self,
+        rules: &Arc<RuleSet>,
+        seed: u64,
+    ) -> Result<Box<dyn Player>, PlayerSpecError> {
+        match self.kind.as_str() {
+            "random" => Ok(Box::new(RandomPlayer::new(seed))),
+            "human" => Ok(Box::new(HumanPlayer::new(
+                std::io::BufReader::new(std::io::stdin()),
+                std::io::stdout(),
+            ))),
+            "mcts" => Ok(Box::new(self.build_mcts(rules, seed)?)),
+            "otep" => {
+                let cmd = self.value("cmd").unwrap_or_default();
+                Ok(Box::new(
+                    crate::otep::OtepPlayer::spawn(&self.text, cmd, rules.clone()).map_err(
+                        |why| PlayerSpecError {
+                            spec: self.text.clone(),
+                            why: why.to_string(),
+                        },
+                    )?,
+                ))
+            }
+            _ => Ok(Box::new(self.build_alphabeta(rules)?)),
+        }
+    }
+}
+
+/// Leaves per evaluation when the spec names none: `DEFAULT_BATCH`, but
+/// no more than a 32nd of a simulation limit, since every leaf in flight
+/// is chosen without the evaluations of the others (at 64 simulations,
+/// batches of 2).
+pub fn default_batch(sims: Option<u32>) -> usize {
+    match sims {
+        Some(s) => ((s / 32) as usize).clamp(1, DEFAULT_BATCH),
+        None => DEFAULT_BATCH,
+    }
+}
+
+/// Parses a spec and builds the player in one step.
+pub fn parse_player(
+    spec: &str,
+    rules: &Arc<RuleSet>,
+    seed: u64,
+) -> Result<Box<dyn Player>, PlayerSpecError> {
+    PlayerSpec::parse(spec)?.build(rules, seed)
+}
