@@ -199,7 +199,16 @@ fn the_learning_rate_falls_from_lr_to_lr_final_on_a_cosine() {
 /// Trains a seeded 8-channel, one-block net, with or without the
 /// moves-left output, for `steps` steps on the positions of one attackers'
 /// win of `plies` plies; the first step's statistics and the last's.
+/// burn's seed is process-wide and the tests run on several threads: the
+/// tests that seed it and then draw from it hold this lock throughout, so
+/// that no other test reseeds it in between.
+fn rng_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn fit_one_game(plies: usize, moves_left: bool, steps: usize) -> (StepStats, StepStats) {
+    let _seeded = rng_lock();
     let r = rules();
     let w = window(&[game(1, plies, Some(GameResult::AttackersWin))], 100);
     let batch: Vec<_> = w.iter().map(|e| sample(&r, e, Symmetry(0), 0.0)).collect();

@@ -1,23 +1,13 @@
 //! One arena game between two players, under their own limits or a game
 //! clock, and how a move's time is taken off that clock.
 
+use crate::config::*;
 use crate::error::*;
-use crate::matches::*;
 use crate::record::*;
 use brandubh_play::clock::GameClock;
 use brandubh_play::{ending::Ending, ending::ForfeitReason, ending::RecordResult};
 use brandubh_rules::{splitmix64, Game, Move};
 use std::time::{Duration, Instant};
-
-/// A time control: main time, an increment per move, and byo-yomi
-/// overtime periods.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct TimeControl {
-    pub main: Duration,
-    pub increment: Duration,
-    pub overtime: Duration,
-    pub overtime_periods: u32,
-}
 
 /// Plays one game of a pair.
 pub(crate) fn play_game(

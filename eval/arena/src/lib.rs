@@ -4,6 +4,7 @@
 //! alpha-beta's evaluation weights. Also the checks the fuzz targets run.
 
 pub mod balance;
+pub mod config;
 pub mod error;
 pub mod fuzzing;
 pub mod game;
@@ -14,8 +15,9 @@ pub mod record;
 pub mod stats;
 pub mod tune;
 
+pub use config::{MatchConfig, TimeControl};
 pub use error::ArenaError;
-pub use game::{charge, TimeControl};
-pub use matches::{run_match, MatchConfig, MatchSummary, MoveTimes, SprtReport, Wdl};
+pub use game::charge;
+pub use matches::{run_match, MatchSummary, MoveTimes, SprtReport, Wdl};
 pub use opening::{balanced_opening, opening, opening_score, OpeningFilter, MAX_OPENING_DRAWS};
 pub use record::{parse_records, read_records, GameRecord, RECORD_FORMAT};

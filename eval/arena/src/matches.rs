@@ -1,42 +1,16 @@
 //! Matches: game pairs with sides swapped from the same seeded opening,
 //! run in parallel, accounted in pair order, with Elo and an optional SPRT.
 
+use crate::config::*;
 use crate::error::*;
 use crate::game::*;
 use crate::opening::*;
 use crate::record::*;
 use crate::stats::*;
 use brandubh_play::ending::RecordResult;
-use brandubh_play::PlayerSpec;
-use brandubh_rules::{RuleSet, Side};
+use brandubh_rules::Side;
 use serde::Serialize;
 use std::path::Path;
-use std::sync::Arc;
-
-#[derive(Clone, Debug)]
-pub struct MatchConfig {
-    pub rules: Arc<RuleSet>,
-    pub a: PlayerSpec,
-    pub b: PlayerSpec,
-    pub pairs: u64,
-    /// Random plies from the start before the players take over.
-    pub openings: u32,
-    pub seed: u64,
-    /// A game still going after this many plies is recorded as unfinished.
-    pub max_plies: u32,
-    pub threads: usize,
-    pub sprt: Option<Sprt>,
-    /// Play each opening twice with sides swapped (a match); when false,
-    /// one game per opening with A attacking (balance runs).
-    pub swap_sides: bool,
-    /// Redraw openings that a search finds lopsided (see `OpeningFilter`);
-    /// `None` keeps every random opening.
-    pub balanced: Option<OpeningFilter>,
-    /// A game clock for each player instead of the specs' own limits: the
-    /// players decide how long to think, and one whose clock runs out
-    /// loses the game (`time_forfeit`).
-    pub clock: Option<TimeControl>,
-}
 
 /// Time per move of one player over a match.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Serialize)]
