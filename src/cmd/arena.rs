@@ -128,12 +128,16 @@ pub fn run(a: Args) -> Result<()> {
     let rules = Arc::new(super::load_rules(&a.rules)?);
     let (pa, pb) = (PlayerSpec::parse(&a.a)?, PlayerSpec::parse(&a.b)?);
     let clock = a.clock.as_deref().map(parse_clock).transpose()?;
-    let timed_mcts = [&pa, &pb]
-        .iter()
-        .any(|p| p.kind == "mcts" && (p.is_timed() || clock.is_some()));
+    // Timed searches use every core each (MCTS and alpha-beta alike), so
+    // their games are played one at a time: each player then has the
+    // whole machine on its moves, and the two sides the same hardware.
+    let timed = clock.is_some()
+        || [&pa, &pb]
+            .iter()
+            .any(|p| matches!(p.kind.as_str(), "mcts" | "alphabeta") && p.is_timed());
     let threads = match a.threads {
         Some(t) => t as usize,
-        None if timed_mcts || clock.is_some() => 1,
+        None if timed => 1,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let cfg = MatchConfig {

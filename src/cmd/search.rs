@@ -23,6 +23,11 @@ pub struct Args {
     /// (configs/eval/RULES.toml where one exists, else configs/eval/default.toml).
     #[arg(long)]
     eval: Option<std::path::PathBuf>,
+    /// Search threads (Lazy SMP; 1–256). Default: every core when the
+    /// search is limited by time, else 1, so that a depth or node limit
+    /// gives the same result every time.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: Option<u64>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -46,24 +51,30 @@ pub fn run(a: Args) -> Result<()> {
         limits.millis = Some(1000);
     }
     let mut s = Searcher::new(rules.clone(), weights, a.tt as usize);
+    s.set_threads(match a.threads {
+        Some(n) => n as usize,
+        None if limits.millis.is_some() => brandubh_play::all_cores(),
+        None => 1,
+    });
     let r = s.search(&game, limits);
     let pv: Vec<String> = r.pv.iter().map(|m| m.to_string()).collect();
     let nps = r.nodes as f64 / r.seconds.max(1e-9);
     if a.json {
         println!(
             "{}",
-            json!({"rules": rules.name(), "best": r.best.to_string(), "score": r.score, "depth": r.depth,
+            json!({"rules": rules.name(), "best": r.best.to_string(), "score": r.score, "depth": r.depth, "threads": s.threads(),
                    "nodes": r.nodes, "seconds": r.seconds, "nodes_per_second": nps, "pv": pv})
         );
     } else {
         println!(
-            "best {}  score {}  depth {}  nodes {}  {:.3} s  {:.2} M nodes/s\npv {}",
+            "best {}  score {}  depth {}  nodes {}  {:.3} s  {:.2} M nodes/s  threads {}\npv {}",
             r.best,
             r.score,
             r.depth,
             r.nodes,
             r.seconds,
             nps / 1e6,
+            s.threads(),
             pv.join(" ")
         );
     }

@@ -1,8 +1,11 @@
 //! The alpha-beta baseline: iterative deepening negamax with principal
 //! variation search, a transposition table, ordered moves, and a threat
-//! extension at the horizon for king escapes and king captures. Split by
-//! concern: `tt` (transposition table), `movepick` (ordering), `evaluation`
-//! (static score), `time` (limits).
+//! extension at the horizon for king escapes and king captures. With more
+//! than one thread it is a Lazy SMP search: helper threads search the same
+//! root, half of them one ply deeper, sharing only the lock-free
+//! transposition table, and the main thread's result is the answer. Split
+//! by concern: `tt` (transposition table), `movepick` (ordering),
+//! `evaluation` (static score), `time` (limits).
 
 pub mod evaluation;
 pub mod movepick;
@@ -17,6 +20,7 @@ use brandubh_rules::{
 };
 use evaluation::evaluate;
 use movepick::{order, Ordering, MAX_PLY};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use time::Clock;
 use tt::{Bound, TranspositionTable};
@@ -51,7 +55,11 @@ pub struct SearchResult {
 pub struct Searcher {
     rules: Arc<RuleSet>,
     weights: EvalWeights,
-    tt: TranspositionTable,
+    tt: Arc<TranspositionTable>,
+    /// Threads a search uses, this one included.
+    threads: usize,
+    /// Set when a helper thread must stop (the main thread is done).
+    stop: Arc<AtomicBool>,
     ord: Ordering,
     nodes: u64,
     stopped: bool,
@@ -121,7 +129,9 @@ impl Searcher {
         Searcher {
             rules,
             weights,
-            tt: TranspositionTable::new(tt_megabytes),
+            tt: Arc::new(TranspositionTable::new(tt_megabytes)),
+            threads: 1,
+            stop: Arc::new(AtomicBool::new(false)),
             ord: Ordering::default(),
             nodes: 0,
             stopped: false,
@@ -131,14 +141,106 @@ impl Searcher {
         }
     }
 
-    /// Searches the game's current position (which must not be over).
+    /// The number of threads each search uses (at least 1). With one, a
+    /// search limited by depth or nodes gives the same result every time;
+    /// with more, helper threads fill the shared table in an order that
+    /// depends on scheduling, so the result may vary from run to run.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// A helper for a parallel search: the same rules, weights, table and
+    /// stop flag, its own move-ordering statistics and counters.
+    fn helper(&self) -> Searcher {
+        Searcher {
+            rules: self.rules.clone(),
+            weights: self.weights.clone(),
+            tt: self.tt.clone(),
+            threads: 1,
+            stop: self.stop.clone(),
+            ord: Ordering::default(),
+            nodes: 0,
+            stopped: false,
+            clock: Clock::new(&Limits::default()),
+            history: Vec::new(),
+            root_best: None,
+        }
+    }
+
+    /// Searches the game's current position (which must not be over), on
+    /// `threads` threads. The nodes reported are those of every thread; a
+    /// node limit counts the main thread's alone.
     pub fn search(&mut self, game: &Game, limits: Limits) -> SearchResult {
         assert!(!game.is_over(), "search needs a game in progress");
+        if self.threads <= 1 {
+            return self.search_main(game, limits);
+        }
+        self.stop.store(false, Relaxed);
+        self.tt.new_search();
+        let mut helpers: Vec<Searcher> = (1..self.threads).map(|_| self.helper()).collect();
+        let (mut result, helper_nodes) = std::thread::scope(|scope| {
+            let handles: Vec<_> = helpers
+                .iter_mut()
+                .enumerate()
+                .map(|(i, h)| scope.spawn(move || h.search_helper(game, limits, i)))
+                .collect();
+            let result = self.search_main_shared(game, limits);
+            self.stop.store(true, Relaxed);
+            let nodes: u64 = handles
+                .into_iter()
+                .map(|h| h.join().expect("a helper search thread panicked"))
+                .sum();
+            (result, nodes)
+        });
+        result.nodes += helper_nodes;
+        result
+    }
+
+    /// A helper thread's search: iterative deepening from the same root
+    /// until the main thread is done; every other helper, the first among
+    /// them, starts one ply deeper, so that the threads do not all search
+    /// the same depth at once.
+    fn search_helper(&mut self, game: &Game, limits: Limits, index: usize) -> u64 {
+        self.history = game.history().to_vec();
+        let pos = *game.position();
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 8)
+            .clamp(1, MAX_PLY as u32 - 8);
+        let first = 1 + ((index + 1) % 2) as u32;
+        for depth in first..=max_depth.max(first) {
+            self.root_best = None;
+            self.negamax(&pos, depth, -WIN - 1, WIN + 1, 0, EXTENSIONS);
+            if self.stopped || self.stop.load(Relaxed) {
+                break;
+            }
+        }
+        self.nodes
+    }
+
+    /// The main thread's search in a parallel search: the table's
+    /// generation is already advanced for this search.
+    fn search_main_shared(&mut self, game: &Game, limits: Limits) -> SearchResult {
+        self.search_inner(game, limits, false)
+    }
+
+    /// A one-thread search.
+    fn search_main(&mut self, game: &Game, limits: Limits) -> SearchResult {
+        self.search_inner(game, limits, true)
+    }
+
+    fn search_inner(&mut self, game: &Game, limits: Limits, new_search: bool) -> SearchResult {
         self.clock = Clock::new(&limits);
         self.nodes = 0;
         self.stopped = false;
         self.history = game.history().to_vec();
-        self.tt.new_search();
+        if new_search {
+            self.tt.new_search();
+        }
         self.ord = Ordering::default();
         let pos = *game.position();
         let max_depth = limits
@@ -212,7 +314,7 @@ impl Searcher {
         ext: u32,
     ) -> i32 {
         self.nodes += 1;
-        if self.nodes & 1023 == 0 && self.clock.expired(self.nodes) {
+        if self.nodes & 1023 == 0 && (self.clock.expired(self.nodes) || self.stop.load(Relaxed)) {
             self.stopped = true;
         }
         if self.stopped {

@@ -6,7 +6,12 @@ use brandubh_rules::{Bitboard, Game, GameResult, RuleSet, Side};
 use std::sync::Arc;
 
 fn search(g: &Game, depth: u32) -> brandubh_alphabeta::SearchResult {
+    search_on(g, depth, 1)
+}
+
+fn search_on(g: &Game, depth: u32, threads: usize) -> brandubh_alphabeta::SearchResult {
     let mut s = Searcher::new(g.rules().clone(), EvalWeights::default(), 4);
+    s.set_threads(threads);
     s.search(
         g,
         Limits {
@@ -89,6 +94,54 @@ fn same_search_same_move() {
     let b = search(&g, 4);
     assert_eq!((a.best, a.score, a.nodes), (b.best, b.score, b.nodes));
     assert_eq!(a.depth, 4);
+}
+
+#[test]
+fn two_threads_find_the_same_wins_and_blocks() {
+    for name in ALL {
+        let g = game(name, "f6 e5 c6", "c4", "a3", Side::Defenders);
+        let r = search_on(&g, 3, 2);
+        assert_eq!(
+            (r.best.to_string(), r.score),
+            ("a3-a1".into(), WIN - 1),
+            "{name}"
+        );
+        let g = game(name, "f6 e5 b6", "e3", "c2", Side::Defenders);
+        let r = search_on(&g, 4, 2);
+        assert_eq!(r.score, WIN - 3, "{name}: {} {:?}", r.best, r.pv);
+        let mut g = game(name, "e2 f6 e6 c3", "a4", "a3", Side::Attackers);
+        let r = search_on(&g, 3, 2);
+        g.play(r.best).unwrap();
+        let escapes = g
+            .legal_moves()
+            .iter()
+            .any(|m| Bitboard::CORNERS.contains(m.to));
+        assert!(!escapes, "{name}: {} leaves the escape open", r.best);
+    }
+}
+
+#[test]
+fn a_parallel_search_counts_every_threads_nodes_and_reaches_the_depth() {
+    let g = Game::new(Arc::new(RuleSet::builtin("wtf").unwrap()));
+    let one = search_on(&g, 5, 1);
+    let two = search_on(&g, 5, 2);
+    assert_eq!(two.depth, 5);
+    assert!(g.legal_moves().contains(&two.best));
+    assert!(one.nodes > 0 && two.nodes > 0);
+    // A time-limited parallel search stops on time.
+    let mut s = Searcher::new(g.rules().clone(), EvalWeights::default(), 4);
+    s.set_threads(2);
+    let t0 = std::time::Instant::now();
+    let r = s.search(
+        &g,
+        Limits {
+            millis: Some(200),
+            ..Limits::default()
+        },
+    );
+    let spent = t0.elapsed().as_secs_f64();
+    assert!(spent < 1.5, "a 200 ms search took {spent} s");
+    assert!(r.depth >= 1);
 }
 
 #[test]

@@ -36,6 +36,11 @@ impl AlphaBetaPlayer {
 }
 
 impl AlphaBetaPlayer {
+    /// The threads each search uses (see `Searcher::set_threads`).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.searcher.set_threads(threads);
+    }
+
     /// Searches `game` within the player's limits, for commands that report
     /// the search itself.
     pub fn analyse(&mut self, game: &Game) -> &brandubh_alphabeta::SearchResult {

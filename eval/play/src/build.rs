@@ -37,10 +37,7 @@ impl PlayerSpec {
             batch: self
                 .num("batch")
                 .map_or_else(|| default_batch(sims), |b| b as usize),
-            threads: self.num("threads").map_or_else(
-                || std::thread::available_parallelism().map_or(1, |n| n.get()),
-                |t| t as usize,
-            ),
+            threads: self.num("threads").map_or_else(all_cores, |t| t as usize),
             verify: self.float("verify").unwrap_or(0.0),
         }
     }
@@ -100,13 +97,15 @@ impl PlayerSpec {
             })?,
         };
         let tt = self.num("tt").unwrap_or(16) as usize;
-        Ok(AlphaBetaPlayer::new(
-            rules.clone(),
-            limits,
-            weights,
-            tt,
-            self.text.clone(),
-        ))
+        let threads = match self.num("threads") {
+            Some(n) => n as usize,
+            None if limits.millis.is_some() => all_cores(),
+            None => 1,
+        };
+        let mut player =
+            AlphaBetaPlayer::new(rules.clone(), limits, weights, tt, self.text.clone());
+        player.set_threads(threads);
+        Ok(player)
     }
 
     /// Builds a fresh player; `seed` feeds any randomness.
@@ -156,4 +155,9 @@ pub fn parse_player(
     seed: u64,
 ) -> Result<Box<dyn Player>, PlayerSpecError> {
     PlayerSpec::parse(spec)?.build(rules, seed)
+}
+
+/// The cores this process may use (1 when that cannot be known).
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }

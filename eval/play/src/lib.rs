@@ -15,7 +15,7 @@ mod simple;
 mod spec;
 
 pub use alphabeta::AlphaBetaPlayer;
-pub use build::parse_player;
+pub use build::{all_cores, parse_player};
 pub use clock::GameClock;
 pub use ending::{Ending, ForfeitReason, RecordResult};
 pub use mcts_player::{MctsPlayer, MctsReport, MctsSettings};

@@ -38,6 +38,7 @@ fn keys_of(kind: &str) -> Option<&'static [(&'static str, KeyKind)]> {
             ("ms", Int(1, DAY_MS)),
             ("nodes", Int(1, 1_000_000_000_000)),
             ("tt", Int(1, 16_384)),
+            ("threads", Int(1, 256)),
             ("eval", Text),
         ],
         "mcts" => &[
@@ -77,9 +78,12 @@ impl PlayerSpec {
     /// - `random`
     /// - `human`
     /// - `alphabeta:depth=N`, `alphabeta:ms=N`, `alphabeta:nodes=N` (any
-    ///   mix; with none, depth 4), plus `tt=MiB` (default 16) and
-    ///   `eval=FILE.toml` (weights; default `configs/eval/RULES.toml` where
-    ///   one exists, else `configs/eval/default.toml`).
+    ///   mix; with none, depth 4), plus `tt=MiB` (default 16),
+    ///   `threads=N` (a Lazy SMP search on N threads; default every core
+    ///   when `ms` is given, else 1, so that depth and node limits give the
+    ///   same search every time) and `eval=FILE.toml` (weights; default
+    ///   `configs/eval/RULES.toml` where one exists, else
+    ///   `configs/eval/default.toml`).
     /// - `mcts:model=DIR|uniform` (default uniform) with `sims=N` and/or
     ///   `ms=T` (whichever comes first; with neither, 400 simulations),
     ///   `batch=N` leaves per evaluation (default 8, at most a 32nd of
