@@ -947,3 +947,102 @@ fn workers_refuse_a_missing_run_or_an_unknown_store() {
     assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
     std::fs::remove_dir_all(&empty).ok();
 }
+
+/// The report of a tiny run rates every generation the run's arena games
+/// rate, with the numbers `brandubh ratings` gives for the same games, and
+/// its table has an Elo wherever a rating exists.
+#[test]
+fn report_rates_each_generation_as_ratings_does() {
+    let dir = std::env::temp_dir().join(format!("brandubh-report-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let cfg = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-run.toml");
+    let out = brandubh(&["loop", "--config", cfg, "--run-dir", d]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report_dir = dir.join("charts");
+    let out = brandubh(&[
+        "report",
+        "--run-dir",
+        d,
+        "--out",
+        report_dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report_dir.join("report.json")).unwrap())
+            .unwrap();
+
+    // The same games, rated by the ratings command (equal-time games are
+    // left out of a run's ratings: their players meet nobody else).
+    let mut files: Vec<String> = std::fs::read_dir(dir.join("arena"))
+        .unwrap()
+        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
+        .filter(|p| p.ends_with(".jsonl") && !p.contains("-equal-time-"))
+        .collect();
+    files.sort();
+    let anchor = report["anchor"].as_str().unwrap().to_string();
+    let mut args = vec!["ratings", "--json", "--anchor", anchor.as_str()];
+    args.extend(files.iter().map(|s| s.as_str()));
+    let tables = ok_json(&args);
+    let table = &tables[0];
+    let rating_of = |generation: u64| {
+        table["ratings"].as_array().unwrap().iter().find_map(|r| {
+            r["specs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| {
+                    s.as_str()
+                        .unwrap()
+                        .contains(&format!("gen-{generation:04}"))
+                })
+                .then(|| r["elo"].as_f64().unwrap())
+        })
+    };
+
+    let gens = report["generations"].as_array().unwrap();
+    assert_eq!(gens.len(), 2, "{report}");
+    let mut rated = 0;
+    for g in gens {
+        let n = g["generation"].as_u64().unwrap();
+        match (rating_of(n), g["elo"].as_f64()) {
+            (Some(want), Some(got)) => {
+                assert!((want - got).abs() < 1e-6, "generation {n}: {got} vs {want}");
+                rated += 1;
+            }
+            (None, None) => {}
+            other => panic!("generation {n}: report and ratings disagree: {other:?}"),
+        }
+    }
+    assert_eq!(
+        rated, 2,
+        "both generations of the tiny run are rated: {report}"
+    );
+    // No generation is drawn as a fixed reference player.
+    for r in report["references"].as_array().unwrap() {
+        assert!(!r["player"].as_str().unwrap().starts_with("mcts:"), "{r}");
+    }
+    // The table: an Elo in every row of a rated generation.
+    let md = std::fs::read_to_string(report_dir.join("report.md")).unwrap();
+    let rows: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| generation"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{md}");
+    for row in rows {
+        let elo = row.split('|').nth(5).unwrap().trim();
+        assert!(elo.contains('±'), "no Elo in `{row}`");
+    }
+    for stem in ["elo_by_generation", "elo_by_hour"] {
+        assert!(report_dir.join(format!("{stem}.png")).exists());
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

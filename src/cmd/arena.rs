@@ -37,9 +37,10 @@ pub struct Args {
     /// Node limit of the search that scores openings for --balanced.
     #[arg(long, default_value_t = 300_000, value_name = "NODES", value_parser = clap::value_parser!(u64).range(1..=10_000_000_000))]
     balance_nodes: u64,
-    /// Games played at once (default: all cores; 1 when a player is an MCTS
-    /// player with a time limit or the match has a clock, so that a timed
-    /// player's threads are not shared with another game).
+    /// Games played at once (default: all cores; 1 when a player searches
+    /// with a time limit, MCTS or alpha-beta, or the match has a clock, so
+    /// that each timed player has every core on its moves and neither
+    /// side's threads are shared with another game).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
     threads: Option<u64>,
     /// A game clock for each player, replacing the specs' own time limits:

@@ -38,7 +38,8 @@ pub struct Args {
     max_plies: u32,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Games played at once (default: all cores), 1 to 256.
+    /// Games played at once, 1 to 256 (default: all cores; 1 when a player
+    /// searches with a time limit, so each side has every core on its moves).
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     threads: Option<usize>,
     /// Summarise existing games instead of playing: self-play shard
@@ -85,9 +86,15 @@ fn play_games(a: &Args) -> Result<Vec<GameOutcome>> {
         _ => (a.player.clone(), a.player.clone()),
     };
     let same = att == def;
+    // As in `match`: timed searches use every core each, so their games
+    // are played one at a time and both sides have the same hardware.
+    let timed = [&att, &def].iter().any(|s| {
+        brandubh_play::PlayerSpec::parse(s)
+            .is_ok_and(|p| matches!(p.kind.as_str(), "mcts" | "alphabeta") && p.is_timed())
+    });
     let threads = a
         .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        .unwrap_or_else(|| if timed { 1 } else { brandubh_play::all_cores() });
     let per = if same { 2 } else { 1 };
     let bar = ProgressBar::new(a.pairs * per * names.len() as u64);
     bar.set_style(

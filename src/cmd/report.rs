@@ -1,6 +1,8 @@
 use anyhow::{bail, Context, Result};
 use brandubh_charts::{line_chart, Point, Reference, Series};
-use serde_json::Value;
+use brandubh_train::run::EqualTime;
+use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Charts and a table of a training run's progress, from its
@@ -11,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// intervals, the ladder's fixed players as reference lines) against the
 /// generation and against training hours; the attackers' share of
 /// self-play games; the final policy and value losses. Prints the table,
-/// and writes it as `report.md`.
+/// and writes it as `report.md`, with the ratings drawn as `report.json`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The run directory.
@@ -34,7 +36,49 @@ struct Gen {
     equal_time: Vec<(u64, f64, f64, f64, f64)>,
 }
 
-fn read_json_lines(path: &Path) -> Result<Vec<Value>> {
+/// What the report reads of a line of `generations.jsonl` (an
+/// `IterationRecord`; fields a record lacks are drawn as missing).
+#[derive(Deserialize)]
+struct GenerationLine {
+    iteration: u64,
+    #[serde(default)]
+    selfplay_seconds: f64,
+    #[serde(default)]
+    train_seconds: f64,
+    #[serde(default)]
+    eval_seconds: f64,
+    #[serde(default = "not_a_number")]
+    attacker_share: f64,
+    score_vs_baseline: Option<f64>,
+    final_policy_loss: Option<f64>,
+    final_value_loss: Option<f64>,
+    #[serde(default)]
+    equal_time: Vec<EqualTime>,
+}
+
+fn not_a_number() -> f64 {
+    f64::NAN
+}
+
+/// What the report reads of `ratings.json` (a rating table).
+#[derive(Deserialize)]
+struct RatingsFile {
+    anchor: String,
+    ratings: Vec<Rating>,
+}
+
+#[derive(Clone, Deserialize)]
+struct Rating {
+    player: String,
+    #[serde(default)]
+    specs: Vec<String>,
+    elo: f64,
+    ci95: f64,
+}
+
+/// The run's generation records; a bad line is an error naming the file
+/// and line.
+fn read_generations(path: &Path) -> Result<Vec<GenerationLine>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     text.lines()
@@ -46,10 +90,10 @@ fn read_json_lines(path: &Path) -> Result<Vec<Value>> {
         .collect()
 }
 
-/// The generation a rated player stands for (`…/gen-0012,…`), if any.
-fn generation_of(player: &str) -> Option<u64> {
-    let at = player.find("gen-")?;
-    player[at + 4..]
+/// The generation a path or spec names (`…/gen-0012,…`), if any.
+fn generation_of(text: &str) -> Option<u64> {
+    let at = text.find("gen-")?;
+    text[at + 4..]
         .chars()
         .take_while(|c| c.is_ascii_digit())
         .collect::<String>()
@@ -57,76 +101,91 @@ fn generation_of(player: &str) -> Option<u64> {
         .ok()
 }
 
+/// The model ids (the start of each checkpoint's content hash, as rated
+/// players are named: `mcts:model=ID,…`) of the run's generations.
+fn model_ids(run_dir: &Path) -> BTreeMap<String, u64> {
+    let mut ids = BTreeMap::new();
+    let Ok(dir) = std::fs::read_dir(run_dir.join("checkpoints")) else {
+        return ids;
+    };
+    for e in dir.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(g) = name
+            .strip_prefix("gen-")
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        if let Ok(meta) = brandubh_model::read_meta(&e.path()) {
+            ids.insert(meta.model_id(), g);
+        }
+    }
+    ids
+}
+
+/// The generation a rated player is, by the paths it played under, its
+/// name, or the model id in its name.
+fn generation_of_rating(r: &Rating, ids: &BTreeMap<String, u64>) -> Option<u64> {
+    r.specs
+        .iter()
+        .find_map(|s| generation_of(s))
+        .or_else(|| generation_of(&r.player))
+        .or_else(|| {
+            let at = r.player.find("model=")? + "model=".len();
+            let id: String = r.player[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_hexdigit())
+                .collect();
+            ids.get(&id).copied()
+        })
+}
+
 pub fn run(a: Args) -> Result<()> {
-    let records = read_json_lines(&a.run_dir.join("generations.jsonl"))?;
+    let records = read_generations(&a.run_dir.join("generations.jsonl"))?;
     if records.is_empty() {
         bail!("{}: no generation finished yet", a.run_dir.display());
     }
-    let ratings: Value = match std::fs::read_to_string(a.run_dir.join("ratings.json")) {
-        Ok(t) => serde_json::from_str(&t).context("reading ratings.json")?,
-        Err(_) => Value::Null,
+    let ratings: Option<RatingsFile> = match std::fs::read_to_string(a.run_dir.join("ratings.json"))
+    {
+        Ok(t) => Some(serde_json::from_str(&t).context("reading ratings.json")?),
+        Err(_) => None,
     };
-    let rated: Vec<&Value> = ratings["ratings"]
-        .as_array()
-        .map(|v| v.iter().collect())
-        .unwrap_or_default();
-    let anchor = ratings["anchor"]
-        .as_str()
-        .unwrap_or("the baseline")
-        .to_string();
+    let rated: Vec<Rating> = ratings.as_ref().map_or(vec![], |r| r.ratings.clone());
+    let anchor = ratings
+        .as_ref()
+        .map_or("the baseline".to_string(), |r| r.anchor.clone());
+    let ids = model_ids(&a.run_dir);
+    let by_generation: BTreeMap<u64, (f64, f64)> = rated
+        .iter()
+        .filter_map(|r| Some((generation_of_rating(r, &ids)?, (r.elo, r.ci95))))
+        .collect();
     let mut hours = 0.0;
     let mut gens = Vec::new();
-    for (k, r) in records.iter().enumerate() {
-        let secs: f64 = ["selfplay_seconds", "train_seconds", "eval_seconds"]
-            .iter()
-            .filter_map(|k| r[*k].as_f64())
-            .sum();
-        hours += secs / 3600.0;
-        let iteration = r["iteration"].as_u64().with_context(|| {
-            format!(
-                "{}: record {}: `iteration` is not a whole number",
-                a.run_dir.join("generations.jsonl").display(),
-                k + 1
-            )
-        })?;
-        let rating = rated
-            .iter()
-            .find(|p| p["player"].as_str().and_then(generation_of) == Some(iteration))
-            .and_then(|p| Some((p["elo"].as_f64()?, p["ci95"].as_f64()?)));
+    for r in &records {
+        hours += (r.selfplay_seconds + r.train_seconds + r.eval_seconds) / 3600.0;
+        let iteration = r.iteration;
+        let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
         gens.push(Gen {
             iteration,
             hours,
-            attacker_share: r["attacker_share"].as_f64().unwrap_or(f64::NAN),
-            score_vs_baseline: r["score_vs_baseline"].as_f64(),
-            policy_loss: r["final_policy_loss"].as_f64(),
-            value_loss: r["final_value_loss"].as_f64(),
-            rating,
-            equal_time: r["equal_time"]
-                .as_array()
-                .map(|v| {
-                    v.iter()
-                        .filter_map(|t| {
-                            Some((
-                                t["ms"].as_u64()?,
-                                t["score"].as_f64()?,
-                                t["elo"].as_f64()?,
-                                t["elo_ci95"][0].as_f64()?,
-                                t["elo_ci95"][1].as_f64()?,
-                            ))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
+            attacker_share: r.attacker_share,
+            score_vs_baseline: r.score_vs_baseline,
+            policy_loss: finite(r.final_policy_loss),
+            value_loss: finite(r.final_value_loss),
+            rating: by_generation.get(&iteration).copied(),
+            equal_time: r
+                .equal_time
+                .iter()
+                .map(|t| (t.ms, t.score, t.elo, t.elo_ci95[0], t.elo_ci95[1]))
+                .collect(),
         });
     }
+    // The players that are no generation of this run (the ladder): drawn
+    // as labelled reference lines.
     let refs: Vec<(String, f64)> = rated
         .iter()
-        .filter(|p| {
-            p["player"]
-                .as_str()
-                .is_some_and(|n| generation_of(n).is_none())
-        })
-        .filter_map(|p| Some((p["player"].as_str()?.to_string(), p["elo"].as_f64()?)))
+        .filter(|r| generation_of_rating(r, &ids).is_none())
+        .map(|r| (r.player.clone(), r.elo))
         .collect();
     let out = a.out.clone().unwrap_or_else(|| a.run_dir.join("report"));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
@@ -153,7 +212,7 @@ pub fn run(a: Args) -> Result<()> {
             format!("{run_name}: rating per generation"),
             ("generation", y_elo.as_str()),
             vec![Series {
-                name: "candidate".into(),
+                name: "net of each generation".into(),
                 points: rating_points(&|g| g.iteration as f64),
             }],
             refs.clone(),
@@ -163,7 +222,7 @@ pub fn run(a: Args) -> Result<()> {
             format!("{run_name}: rating per training hour"),
             ("hours (self-play, training, evaluation)", y_elo.as_str()),
             vec![Series {
-                name: "candidate".into(),
+                name: "net of each generation".into(),
                 points: rating_points(&|g| g.hours),
             }],
             refs.clone(),
@@ -281,6 +340,23 @@ pub fn run(a: Args) -> Result<()> {
         table.push('\n');
     }
     super::write_atomic(&out.join("report.md"), table.as_bytes())?;
+    // The charts' data, for other tools and the tests.
+    let data = serde_json::json!({
+        "anchor": anchor,
+        "generations": gens.iter().map(|g| serde_json::json!({
+            "generation": g.iteration,
+            "hours": g.hours,
+            "elo": g.rating.map(|r| r.0),
+            "ci95": g.rating.map(|r| r.1),
+        })).collect::<Vec<_>>(),
+        "references": refs.iter().map(|(n, e)| serde_json::json!({"player": n, "elo": e})).collect::<Vec<_>>(),
+    });
+    super::write_atomic(
+        &out.join("report.json"),
+        serde_json::to_string_pretty(&data)
+            .expect("JSON")
+            .as_bytes(),
+    )?;
     print!("{table}");
     println!("charts written to {}", out.display());
     Ok(())

@@ -7,12 +7,12 @@
 //! losses finite; it moves well-measured ratings by a fraction of an Elo.
 
 use crate::GameRecord;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
 const PRIOR_SD_ELO: f64 = 1000.0;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Rating {
     /// The player's identity: its spec, with a net's path replaced by the
     /// net's model id (see `Player::identity`).
@@ -27,7 +27,7 @@ pub struct Rating {
     pub ci95: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RatingTable {
     pub rules: String,
     pub anchor: String,

@@ -221,6 +221,8 @@ fn draw_lines<DB: DrawingBackend>(
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(e)?;
+    // Reference lines are labelled where they end, not in the legend, so
+    // that a ladder of fixed players does not crowd it.
     for (i, r) in refs.iter().enumerate() {
         let color = BLACK.mix(0.25 + 0.1 * (i % 3) as f64);
         chart
@@ -228,9 +230,14 @@ fn draw_lines<DB: DrawingBackend>(
                 vec![(x0 - xpad, r.1), (x1 + xpad, r.1)],
                 color,
             ))
-            .map_err(e)?
-            .label(r.0.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+            .map_err(e)?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!("{} ({:+.0})", r.0, r.1),
+                (x0 - xpad, r.1),
+                ("sans-serif", 12).into_font().color(&BLACK.mix(0.7)),
+            )))
+            .map_err(e)?;
     }
     for (i, s) in series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
@@ -254,6 +261,7 @@ fn draw_lines<DB: DrawingBackend>(
     }
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK.mix(0.3))
         .label_font(("sans-serif", 13))
