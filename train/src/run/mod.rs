@@ -9,8 +9,11 @@
 //! evaluation games in flight.
 
 mod evaluation;
+mod record;
 mod selfplay;
 mod training;
+
+pub use record::{EqualTime, IterationRecord, RunError};
 
 use crate::config::{Gating, RunConfig};
 use crate::data::{window, WindowSampler};
@@ -71,86 +74,6 @@ struct EvalOutcome {
     /// Score and Elo against the baseline, when it was played.
     base: Option<(f64, f64)>,
     equal_time: Vec<EqualTime>,
-}
-
-/// The candidate as `mcts:…,ms=T` against `alphabeta:ms=T`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct EqualTime {
-    pub ms: u64,
-    pub pairs: u64,
-    pub score: f64,
-    pub elo: f64,
-    pub elo_ci95: [f64; 2],
-}
-
-/// One finished iteration, appended to `generations.jsonl`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct IterationRecord {
-    pub iteration: u32,
-    pub selfplay_net: String,
-    pub candidate: String,
-    pub promoted: bool,
-    pub selfplay_seconds: f64,
-    pub train_seconds: f64,
-    pub eval_seconds: f64,
-    pub games: u64,
-    pub attacker_share: f64,
-    pub defender_share: f64,
-    pub draw_share: f64,
-    pub mean_length: f64,
-    pub score_vs_current: f64,
-    pub elo_vs_current: f64,
-    pub score_vs_baseline: Option<f64>,
-    pub elo_vs_baseline: Option<f64>,
-    pub final_policy_loss: f32,
-    pub final_value_loss: f32,
-    /// Matches at equal time against alpha-beta (`eval.equal_time_ms`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub equal_time: Vec<EqualTime>,
-}
-
-/// Why a run cannot go on; each names the file, key or phase at fault.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error(transparent)]
-    Config(#[from] brandubh_mcts::ConfigError),
-    #[error(transparent)]
-    Rules(#[from] brandubh_rules::RulesError),
-    #[error(transparent)]
-    Checkpoint(#[from] brandubh_model::CheckpointError),
-    #[error(transparent)]
-    Records(#[from] brandubh_selfplay::RecordError),
-    #[error(transparent)]
-    Arena(#[from] brandubh_arena::ArenaError),
-    #[error(transparent)]
-    Player(#[from] brandubh_play::PlayerSpecError),
-    #[error(transparent)]
-    Ratings(#[from] brandubh_arena::ratings::RatingError),
-    #[error(transparent)]
-    Optimizer(#[from] crate::trainer::OptimizerError),
-    #[error(transparent)]
-    Evaluator(#[from] brandubh_model::LoadEvaluatorError),
-    #[error(transparent)]
-    Teacher(#[from] crate::teacher::TeacherError),
-    #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
-    /// A file or directory that cannot be read or written.
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    /// A run file that does not hold what it should.
-    #[error("{}: {why}", path.display())]
-    BadFile { path: PathBuf, why: String },
-    /// What was asked cannot be done in the state the run is in.
-    #[error("{0}")]
-    State(String),
-    /// Games that could not be played, or a net that could not be loaded
-    /// to play them.
-    #[error("{0}")]
-    Games(String),
 }
 
 /// Maps an I/O error on `path` to a `RunError` naming it.
