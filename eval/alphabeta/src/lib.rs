@@ -126,12 +126,23 @@ fn from_tt(score: i32, ply: usize) -> i32 {
 
 impl Searcher {
     pub fn new(rules: Arc<RuleSet>, weights: EvalWeights, tt_megabytes: usize) -> Searcher {
+        let tt = Arc::new(TranspositionTable::new(tt_megabytes));
+        Searcher::on_table(rules, weights, tt, Arc::new(AtomicBool::new(false)))
+    }
+
+    /// A one-thread searcher on a table and stop flag that may be shared.
+    fn on_table(
+        rules: Arc<RuleSet>,
+        weights: EvalWeights,
+        tt: Arc<TranspositionTable>,
+        stop: Arc<AtomicBool>,
+    ) -> Searcher {
         Searcher {
             rules,
             weights,
-            tt: Arc::new(TranspositionTable::new(tt_megabytes)),
+            tt,
             threads: 1,
-            stop: Arc::new(AtomicBool::new(false)),
+            stop,
             ord: Ordering::default(),
             nodes: 0,
             stopped: false,
@@ -156,19 +167,12 @@ impl Searcher {
     /// A helper for a parallel search: the same rules, weights, table and
     /// stop flag, its own move-ordering statistics and counters.
     fn helper(&self) -> Searcher {
-        Searcher {
-            rules: self.rules.clone(),
-            weights: self.weights.clone(),
-            tt: self.tt.clone(),
-            threads: 1,
-            stop: self.stop.clone(),
-            ord: Ordering::default(),
-            nodes: 0,
-            stopped: false,
-            clock: Clock::new(&Limits::default()),
-            history: Vec::new(),
-            root_best: None,
-        }
+        Searcher::on_table(
+            self.rules.clone(),
+            self.weights.clone(),
+            self.tt.clone(),
+            self.stop.clone(),
+        )
     }
 
     /// Searches the game's current position (which must not be over), on

@@ -5,6 +5,9 @@ use brandubh_rules::testing::{game, squares, ALL};
 use brandubh_rules::{Bitboard, Game, GameResult, RuleSet, Side};
 use std::sync::Arc;
 
+/// The thread counts every tactical test is run with.
+const THREADS: [usize; 2] = [1, 2];
+
 fn search(g: &Game, depth: u32) -> brandubh_alphabeta::SearchResult {
     search_on(g, depth, 1)
 }
@@ -23,24 +26,30 @@ fn search_on(g: &Game, depth: u32, threads: usize) -> brandubh_alphabeta::Search
 
 #[test]
 fn finds_escape_in_one() {
-    for name in ALL {
+    for (threads, name) in THREADS
+        .iter()
+        .flat_map(|&t| ALL.iter().map(move |&n| (t, n)))
+    {
         let g = game(name, "f6 e5 c6", "c4", "a3", Side::Defenders);
-        let r = search(&g, 3);
-        assert_eq!(r.best.to_string(), "a3-a1", "{name}");
-        assert_eq!(r.score, WIN - 1, "{name}");
+        let r = search_on(&g, 3, threads);
+        assert_eq!(r.best.to_string(), "a3-a1", "{name} on {threads} threads");
+        assert_eq!(r.score, WIN - 1, "{name} on {threads} threads");
     }
 }
 
 #[test]
 fn finds_king_capture_in_one() {
-    for name in ALL {
+    for (threads, name) in THREADS
+        .iter()
+        .flat_map(|&t| ALL.iter().map(move |&n| (t, n)))
+    {
         let mut g = game(name, "b6 d6 c7 e5", "g2", "c6", Side::Attackers);
-        let r = search(&g, 3);
+        let r = search_on(&g, 3, threads);
         g.play(r.best).unwrap();
         assert_eq!(
             g.outcome().map(|o| o.result),
             Some(GameResult::AttackersWin),
-            "{name}: {}",
+            "{name} on {threads} threads: {}",
             r.best
         );
     }
@@ -59,19 +68,26 @@ fn takes_a_hanging_man() {
 
 #[test]
 fn blocks_escape_in_one() {
-    for name in ALL {
+    for (threads, name) in THREADS
+        .iter()
+        .flat_map(|&t| ALL.iter().map(move |&n| (t, n)))
+    {
         // The king on a3 threatens a3-a1; a4 and c3 block his other routes.
         let mut g = game(name, "e2 f6 e6 c3", "a4", "a3", Side::Attackers);
-        let r = search(&g, 3);
+        let r = search_on(&g, 3, threads);
         g.play(r.best).unwrap();
         let escapes = g
             .legal_moves()
             .iter()
             .any(|m| Bitboard::CORNERS.contains(m.to));
-        assert!(!escapes, "{name}: {} leaves the escape open", r.best);
+        assert!(
+            !escapes,
+            "{name} on {threads} threads: {} leaves the escape open",
+            r.best
+        );
         assert!(
             r.score > -(WIN - 100),
-            "{name}: should not see a forced loss, got {}",
+            "{name} on {threads} threads: should not see a forced loss, got {}",
             r.score
         );
     }
@@ -79,11 +95,20 @@ fn blocks_escape_in_one() {
 
 #[test]
 fn finds_short_forced_win_with_a_fork() {
-    for name in ALL {
+    for (threads, name) in THREADS
+        .iter()
+        .flat_map(|&t| ALL.iter().map(move |&n| (t, n)))
+    {
         // King c2-c1 opens both a1 and g1: the attackers can close one.
         let g = game(name, "f6 e5 b6", "e3", "c2", Side::Defenders);
-        let r = search(&g, 4);
-        assert_eq!(r.score, WIN - 3, "{name}: {} {:?}", r.best, r.pv);
+        let r = search_on(&g, 4, threads);
+        assert_eq!(
+            r.score,
+            WIN - 3,
+            "{name} on {threads} threads: {} {:?}",
+            r.best,
+            r.pv
+        );
     }
 }
 
@@ -94,30 +119,6 @@ fn same_search_same_move() {
     let b = search(&g, 4);
     assert_eq!((a.best, a.score, a.nodes), (b.best, b.score, b.nodes));
     assert_eq!(a.depth, 4);
-}
-
-#[test]
-fn two_threads_find_the_same_wins_and_blocks() {
-    for name in ALL {
-        let g = game(name, "f6 e5 c6", "c4", "a3", Side::Defenders);
-        let r = search_on(&g, 3, 2);
-        assert_eq!(
-            (r.best.to_string(), r.score),
-            ("a3-a1".into(), WIN - 1),
-            "{name}"
-        );
-        let g = game(name, "f6 e5 b6", "e3", "c2", Side::Defenders);
-        let r = search_on(&g, 4, 2);
-        assert_eq!(r.score, WIN - 3, "{name}: {} {:?}", r.best, r.pv);
-        let mut g = game(name, "e2 f6 e6 c3", "a4", "a3", Side::Attackers);
-        let r = search_on(&g, 3, 2);
-        g.play(r.best).unwrap();
-        let escapes = g
-            .legal_moves()
-            .iter()
-            .any(|m| Bitboard::CORNERS.contains(m.to));
-        assert!(!escapes, "{name}: {} leaves the escape open", r.best);
-    }
 }
 
 #[test]
