@@ -78,6 +78,7 @@ fn main() {
         let mut before = Vec::new();
         let mut rates = vec![Vec::new(); configs.len()];
         let mut hits = vec![Vec::new(); configs.len()];
+        let ctx = brandubh_play::PlayContext::uniform_only();
         for rep in 0..reps {
             before.push(one_leaf(&rules, &game, &flex, sims, rep as u64));
             for (k, (_, ev, batch, workers)) in configs.iter().enumerate() {
@@ -94,6 +95,7 @@ fn main() {
                     },
                     ev.clone(),
                     rep as u64,
+                    &ctx,
                 );
                 let r = p.search(&game, None);
                 rates[k].push(r.simulations as f64 / r.elapsed.as_secs_f64());

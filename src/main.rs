@@ -6,9 +6,6 @@ mod cmd;
 use clap::Parser;
 
 fn main() {
-    // Model directories given to `mcts:model=DIR` or `--model DIR` load
-    // through the burn net.
-    brandubh_mcts::register_model_loader(brandubh_model::model_loader);
     // A damaged shard is reported as an error naming it; the parquet
     // decoder's panic behind that error is not printed as well.
     brandubh_selfplay::records::quiet_decoder_panics();

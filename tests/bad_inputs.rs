@@ -73,6 +73,7 @@ fn cases() -> Vec<Case> {
         case(&["perft", "--depth", "-1"], "--depth"),
         case(&["perft", "--depth", "three"], "--depth"),
         case(&["search", "--depth", "0"], "--depth"),
+        case(&["show", "--inference", "cuda"], "--inference"),
         case(&["search", "--depth", "65"], "--depth"),
         case(&["search", "--ms", "0"], "--ms"),
         case(&["search", "--ms", "18446744073709551615"], "--ms"),

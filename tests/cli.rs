@@ -953,7 +953,7 @@ fn workers_refuse_a_missing_run_or_an_unknown_store() {
 /// its table has an Elo wherever a rating exists.
 #[test]
 fn report_rates_each_generation_as_ratings_does() {
-    let dir = std::env::temp_dir().join(format!("brandubh-report-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("brandubh-report-rated-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_str().unwrap();
     let cfg = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-run.toml");
@@ -1045,4 +1045,29 @@ fn report_rates_each_generation_as_ratings_does() {
         assert!(report_dir.join(format!("{stem}.png")).exists());
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The inference engine is a flag: each engine runs a shipped net in
+/// search, and they give the net's value at the root within 1e-4.
+#[test]
+fn each_inference_engine_runs_a_shipped_net() {
+    let mut values = Vec::new();
+    for engine in ["native", "tract", "flex"] {
+        let v = ok_json(&[
+            "analyze",
+            "--inference",
+            engine,
+            "--rules",
+            "wtf",
+            "--player",
+            "mcts:model=models/wtf,sims=8,batch=1,threads=1",
+            "--raw",
+            "--json",
+        ]);
+        assert_eq!(v["simulations"], 8, "{engine}: {v}");
+        values.push(v["raw"]["value"].as_f64().unwrap());
+    }
+    for v in &values {
+        assert!((v - values[0]).abs() < 1e-4, "{values:?}");
+    }
 }

@@ -260,6 +260,18 @@ impl InferenceEngine {
     }
 }
 
+impl std::str::FromStr for InferenceEngine {
+    type Err = String;
+    fn from_str(s: &str) -> Result<InferenceEngine, String> {
+        match s {
+            "native" => Ok(InferenceEngine::Native),
+            "tract" => Ok(InferenceEngine::Tract),
+            "flex" => Ok(InferenceEngine::Flex),
+            other => Err(format!("`{other}`: expected `native`, `tract` or `flex`")),
+        }
+    }
+}
+
 /// `BRANDUBH_INFERENCE` holds no engine's name.
 #[derive(Debug, thiserror::Error)]
 #[error("BRANDUBH_INFERENCE=`{0}`: expected `native`, `tract` or `flex`")]
@@ -292,12 +304,27 @@ pub enum LoadEvaluatorError {
     },
 }
 
-/// Loads a checkpoint as an evaluator for search (see `inference_engine`).
+/// Loads a checkpoint as an evaluator for search, on the engine the
+/// environment names (see `inference_engine`), else the faster one for its
+/// width.
 pub fn load_evaluator(
     dir: &Path,
     rules: &RuleSet,
 ) -> Result<Arc<dyn brandubh_mcts::Evaluator>, LoadEvaluatorError> {
-    let engine = inference_engine()?;
+    load_evaluator_on(dir, rules, None)
+}
+
+/// Loads a checkpoint as an evaluator for search on `engine`; with none,
+/// on the engine the environment names, else the faster one for its width.
+pub fn load_evaluator_on(
+    dir: &Path,
+    rules: &RuleSet,
+    engine: Option<InferenceEngine>,
+) -> Result<Arc<dyn brandubh_mcts::Evaluator>, LoadEvaluatorError> {
+    let engine = match engine {
+        Some(e) => Some(e),
+        None => inference_engine()?,
+    };
     let device = Device::flex();
     let (net, config, meta) = load(dir, rules, &device)?;
     let rules = Arc::new(rules.clone());
@@ -322,11 +349,9 @@ pub fn load_evaluator(
     )
 }
 
-/// `load_evaluator` in the shape `brandubh_mcts::register_model_loader`
-/// takes, so `model=DIR` player specs load through it.
-pub fn model_loader(
-    dir: &Path,
-    rules: &RuleSet,
-) -> Result<Arc<dyn brandubh_mcts::Evaluator>, brandubh_mcts::LoaderError> {
-    Ok(load_evaluator(dir, rules)?)
+/// `load_evaluator_on` with `engine` as the loader of a
+/// `brandubh_mcts::Models` handle, so `model=DIR` player specs load through
+/// it.
+pub fn model_loader(engine: Option<InferenceEngine>) -> brandubh_mcts::ModelLoader {
+    Arc::new(move |dir, rules| Ok(load_evaluator_on(dir, rules, engine)?))
 }

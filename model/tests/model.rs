@@ -366,22 +366,22 @@ fn tract_evaluator_matches_burn_and_the_cache_answers_alike() {
 }
 
 #[test]
-fn a_model_is_loaded_once_per_process() {
+fn a_model_is_loaded_once_per_handle() {
     let _rng = rng_lock();
-    brandubh_mcts::register_model_loader(brandubh_model::model_loader);
+    let models = brandubh_mcts::Models::new(brandubh_model::model_loader(None));
     let r = rules("wtf");
     let dir = tmp("load-once");
     let device = Device::flex();
     let config = NetConfig::new();
     save(&dir, &config.init(&device), &config, &r, 0, 0, "test").unwrap();
     let spec = dir.to_str().unwrap();
-    let a = brandubh_mcts::load_evaluator(spec, &r).unwrap();
-    let b = brandubh_mcts::load_evaluator(spec, &r).unwrap();
+    let a = models.load(spec, &r).unwrap();
+    let b = models.load(spec, &r).unwrap();
     assert!(Arc::ptr_eq(&a, &b), "the second load shares the first");
     // Saved again under the same path: loaded afresh.
     std::thread::sleep(std::time::Duration::from_millis(20));
     save(&dir, &config.init(&device), &config, &r, 1, 0, "test").unwrap();
-    let c = brandubh_mcts::load_evaluator(spec, &r).unwrap();
+    let c = models.load(spec, &r).unwrap();
     assert!(!Arc::ptr_eq(&a, &c));
     assert_ne!(a.id(), c.id());
     std::fs::remove_dir_all(&dir).ok();

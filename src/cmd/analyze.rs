@@ -28,7 +28,7 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args, env: &super::Env) -> Result<()> {
     let (rules, game) = a.game.load()?;
     if game.is_over() {
         bail!("the game is over: nothing to analyse");
@@ -69,7 +69,7 @@ pub fn run(a: Args) -> Result<()> {
             }
         }
         "mcts" => {
-            let mut p = spec.build_mcts(&rules, 1)?;
+            let mut p = spec.build_mcts(&rules, 1, &env.play_context())?;
             let raw = if a.raw {
                 Some(raw_eval(&p, &game))
             } else {

@@ -125,7 +125,7 @@ fn parse_sprt(s: &str) -> Result<Sprt> {
     Ok(Sprt::new(e0, e1))
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args, env: &super::Env) -> Result<()> {
     let rules = Arc::new(super::load_rules(&a.rules)?);
     let (pa, pb) = (PlayerSpec::parse(&a.a)?, PlayerSpec::parse(&a.b)?);
     let clock = a.clock.as_deref().map(parse_clock).transpose()?;
@@ -157,6 +157,7 @@ pub fn run(a: Args) -> Result<()> {
             nodes: a.balance_nodes.max(1),
         }),
         clock,
+        ctx: env.play_context(),
     };
     if cfg.a.kind == "human" || cfg.b.kind == "human" {
         bail!("the arena plays engines against each other; use `brandubh play` for a human player");

@@ -75,7 +75,7 @@ fn load_games(paths: &[PathBuf]) -> Result<Vec<GameOutcome>> {
     Ok(out)
 }
 
-fn play_games(a: &Args) -> Result<Vec<GameOutcome>> {
+fn play_games(a: &Args, env: &super::Env) -> Result<Vec<GameOutcome>> {
     let names = if a.rules == "all" {
         all_names().into_iter().take(5).collect()
     } else {
@@ -102,6 +102,7 @@ fn play_games(a: &Args) -> Result<Vec<GameOutcome>> {
             .expect("valid template"),
     );
     let mut out = Vec::new();
+    let ctx = env.play_context();
     for name in names {
         let rules: Arc<RuleSet> = Arc::new(super::load_rules(&name)?);
         bar.set_message(name.clone());
@@ -118,6 +119,7 @@ fn play_games(a: &Args) -> Result<Vec<GameOutcome>> {
             swap_sides: same,
             balanced: None,
             clock: None,
+            ctx: ctx.clone(),
         };
         let file = a.out.join(format!("games-{name}.jsonl"));
         let (_, games) = run_match(&cfg, Some(&file), &|_| bar.inc(1))?;
@@ -192,13 +194,13 @@ fn human_section(rows: &[Balance]) -> String {
     s
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args, env: &super::Env) -> Result<()> {
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let from_files = !a.games.is_empty();
     let games = if from_files {
         load_games(&a.games)?
     } else {
-        play_games(&a)?
+        play_games(&a, env)?
     };
     let rows = summarise_all(&games);
     let source = if from_files {

@@ -27,7 +27,7 @@ pub struct Args {
     seed: u64,
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args, env: &super::Env) -> Result<()> {
     let spec = PlayerSpec::parse(&a.player)?;
     if matches!(spec.kind.as_str(), "human" | "otep") {
         bail!(
@@ -41,7 +41,7 @@ pub fn run(a: Args) -> Result<()> {
         prefer.push(Arc::new(super::load_rules(name)?));
     }
     let stdout = std::io::stdout();
-    let mut engine = Engine::new(stdout.lock(), spec, a.seed, prefer);
+    let mut engine = Engine::new(stdout.lock(), spec, a.seed, prefer, env.play_context());
     engine.run(std::io::stdin().lock())?;
     Ok(())
 }

@@ -31,8 +31,33 @@ use std::sync::Arc;
 #[derive(Parser, Debug)]
 #[command(name = "brandubh", version, about, long_about)]
 pub struct Cli {
+    /// The engine that runs nets in search: `native` (ours), `tract` or
+    /// `flex` (burn). Default: the one `BRANDUBH_INFERENCE` names, else
+    /// the faster one here for the net's width (docs/model.md).
+    #[arg(long, global = true, value_name = "ENGINE")]
+    inference: Option<brandubh_model::InferenceEngine>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// What the command line sets for every command that loads nets, passed
+/// to those commands.
+pub struct Env {
+    pub inference: Option<brandubh_model::InferenceEngine>,
+}
+
+impl Env {
+    /// Nets loaded through the model crate on the chosen engine, shared
+    /// within the command.
+    pub fn models(&self) -> brandubh_mcts::Models {
+        brandubh_mcts::Models::new(brandubh_model::model_loader(self.inference))
+    }
+
+    /// The handle players are built with: these nets and the MCTS players'
+    /// evaluation workers.
+    pub fn play_context(&self) -> Arc<brandubh_play::PlayContext> {
+        brandubh_play::PlayContext::new(self.models())
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -84,26 +109,30 @@ enum Command {
 }
 
 pub fn run(cli: Cli) -> Result<()> {
+    let env = Env {
+        inference: cli.inference,
+    };
+    let env = &env;
     match cli.command {
         Command::Rules(a) => rules::run(a),
         Command::Perft(a) => perft::run(a),
-        Command::Show(a) => show::run(a),
-        Command::Play(a) => play::run(a),
+        Command::Show(a) => show::run(a, env),
+        Command::Play(a) => play::run(a, env),
         Command::Report(a) => report::run(a),
         Command::ExportGames(a) => games::run(a),
-        Command::Engine(a) => engine::run(a),
+        Command::Engine(a) => engine::run(a, env),
         Command::Search(a) => search::run(a),
-        Command::Analyze(a) => analyze::run(a),
+        Command::Analyze(a) => analyze::run(a, env),
         Command::TuneEval(a) => tune::run(a),
-        Command::Match(a) => arena::run(a),
+        Command::Match(a) => arena::run(a, env),
         Command::Ratings(a) => ratings::run(a),
-        Command::Selfplay(a) => selfplay::run(a),
-        Command::Balance(a) => balance::run(a),
+        Command::Selfplay(a) => selfplay::run(a, env),
+        Command::Balance(a) => balance::run(a, env),
         Command::InitModel(a) => init_model::run(a),
         Command::Export(a) => export::run(a),
-        Command::Loop(a) => run_loop::run_loop(a),
-        Command::Train(a) => run_loop::run_train(a),
-        Command::Worker(r) => worker::run(r),
+        Command::Loop(a) => run_loop::run_loop(a, env),
+        Command::Train(a) => run_loop::run_train(a, env),
+        Command::Worker(r) => worker::run(r, env),
     }
 }
 

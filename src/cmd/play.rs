@@ -22,11 +22,12 @@ pub struct Args {
     max_plies: usize,
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args, env: &super::Env) -> Result<()> {
     let rules = Arc::new(super::load_rules(&a.rules)?);
+    let ctx = env.play_context();
     let mut players = [
-        parse_player(&a.attackers, &rules, a.seed)?,
-        parse_player(&a.defenders, &rules, a.seed.wrapping_add(0x9e37_79b9))?,
+        parse_player(&a.attackers, &rules, a.seed, &ctx)?,
+        parse_player(&a.defenders, &rules, a.seed.wrapping_add(0x9e37_79b9), &ctx)?,
     ];
     let mut game = Game::new(rules.clone());
     println!(

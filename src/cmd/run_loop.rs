@@ -104,8 +104,9 @@ pub fn open_run(config: &Option<PathBuf>, dir: &std::path::Path) -> Result<Run> 
     Ok(run)
 }
 
-pub fn run_loop(a: LoopArgs) -> Result<()> {
+pub fn run_loop(a: LoopArgs, env: &super::Env) -> Result<()> {
     let mut run = open_run(&a.config, &a.run_dir)?;
+    run.set_inference(env.inference);
     run.run(&Bars::new())?;
     println!(
         "run complete: {} iterations; current net {}",
@@ -115,8 +116,9 @@ pub fn run_loop(a: LoopArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn run_train(a: TrainArgs) -> Result<()> {
+pub fn run_train(a: TrainArgs, env: &super::Env) -> Result<()> {
     let mut run = Run::open(&a.run_dir, None)?;
+    run.set_inference(env.inference);
     let mut tb = tensorboard_rs::summary_writer::SummaryWriter::new(a.run_dir.join("tb"));
     let it = run.train_only(a.steps, &Bars::new(), &mut tb)?;
     tb.flush();

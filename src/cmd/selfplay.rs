@@ -1,5 +1,4 @@
 use anyhow::{Context, Result};
-use brandubh_mcts::load_evaluator;
 use brandubh_selfplay::{records::next_game_id, records::next_shard_index};
 use brandubh_selfplay::{run_selfplay, write_shard, SelfPlayConfig, SelfPlayJob};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -35,7 +34,7 @@ pub struct Args {
     seed: u64,
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args, env: &super::Env) -> Result<()> {
     let rules = Arc::new(super::load_rules(&a.rules)?);
     let mut cfg = match &a.config {
         Some(p) => SelfPlayConfig::from_file(p)?,
@@ -44,7 +43,7 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(b) = a.batch {
         cfg.concurrent_games = b.max(1);
     }
-    let evaluator = load_evaluator(&a.model, &rules)?;
+    let evaluator = env.models().load(&a.model, &rules)?;
     let threads = a
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

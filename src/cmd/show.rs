@@ -17,7 +17,7 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(a: Args) -> Result<()> {
+pub fn run(a: Args, env: &super::Env) -> Result<()> {
     let (rules, game) = match &a.game_file {
         None => a.game.load()?,
         Some(path) => {
@@ -36,7 +36,7 @@ pub fn run(a: Args) -> Result<()> {
     let legal: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
     let net = match (&a.model, game.is_over()) {
         (Some(dir), false) => {
-            let ev = brandubh_model::load_evaluator(dir, &rules)?;
+            let ev = brandubh_model::load_evaluator_on(dir, &rules, env.inference)?;
             let reps = p.repetitions(game.history()).min(255) as u8;
             let out = ev
                 .evaluate(&[brandubh_mcts::EvalRequest {

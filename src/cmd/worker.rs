@@ -81,7 +81,7 @@ impl Progress for Lines {
     }
 }
 
-pub fn run(role: Role) -> Result<()> {
+pub fn run(role: Role, env: &super::Env) -> Result<()> {
     match role {
         Role::Selfplay(a) => {
             let name = a.name.unwrap_or_else(|| {
@@ -96,6 +96,7 @@ pub fn run(role: Role) -> Result<()> {
                 cache_dir: a.cache_dir.unwrap_or_else(|| {
                     std::env::temp_dir().join(format!("brandubh-worker-{}", std::process::id()))
                 }),
+                inference: env.inference,
             };
             let r = run_worker(&a.run, &opts, &Lines)?;
             let secs = (r.play_seconds + r.storage_seconds + r.load_seconds).max(1e-9);
@@ -137,6 +138,7 @@ pub fn run(role: Role) -> Result<()> {
                 }
             };
             run.learn_from_workers(Duration::from_millis(a.poll_ms));
+            run.set_inference(env.inference);
             run.run(&Bars::new())?;
             println!(
                 "run complete: {} iterations; current net {}",

@@ -86,6 +86,10 @@ pub fn play_teacher_games(
             .into_par_iter()
             .map(|k| {
                 let mut player = spec.build_alphabeta(rules)?;
+                // Teacher games run side by side on the pool's threads.
+                if spec.value("threads").is_none() {
+                    player.set_threads(1);
+                }
                 let game_seed = splitmix64(seed ^ splitmix64(k + 1));
                 let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
                 let mut game = Game::new(rules.clone());

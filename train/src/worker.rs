@@ -50,6 +50,9 @@ pub struct WorkerOptions {
     /// Where a worker on an object store keeps the nets it fetched and
     /// the shard it is writing (unused for a local run directory).
     pub cache_dir: PathBuf,
+    /// The engine nets run on (none: the environment's choice, else the
+    /// faster one for the width).
+    pub inference: Option<brandubh_model::InferenceEngine>,
 }
 
 /// What a worker did, for its log and for throughput figures.
@@ -233,7 +236,7 @@ pub fn run_worker(
         if net.as_ref().is_none_or(|(name, _)| *name != state.current) {
             let t = Instant::now();
             let ckpt = fetch_checkpoint(&store, &state.current, &opts.cache_dir)?;
-            let ev = brandubh_model::load_evaluator(&ckpt, &rules)?;
+            let ev = brandubh_model::load_evaluator_on(&ckpt, &rules, opts.inference)?;
             report.load_seconds += t.elapsed().as_secs_f64();
             progress.line(&format!(
                 "worker {}: playing with {} ({})",

@@ -3,7 +3,7 @@
 
 use crate::opening::OpeningFilter;
 use crate::stats::Sprt;
-use brandubh_play::PlayerSpec;
+use brandubh_play::{PlayContext, PlayerSpec};
 use brandubh_rules::RuleSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,6 +31,8 @@ pub struct MatchConfig {
     /// players decide how long to think, and one whose clock runs out
     /// loses the game (`time_forfeit`).
     pub clock: Option<TimeControl>,
+    /// Where the players' nets and evaluation workers come from.
+    pub ctx: Arc<PlayContext>,
 }
 
 /// A time control: main time, an increment per move, and byo-yomi

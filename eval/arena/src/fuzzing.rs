@@ -89,7 +89,13 @@ pub fn otep_engine(data: &[u8]) {
     let mut out = Vec::new();
     {
         let spec = PlayerSpec::parse("alphabeta:depth=1,tt=1").expect("a valid spec");
-        let mut e = Engine::new(&mut out, spec, 1, Vec::new());
+        let mut e = Engine::new(
+            &mut out,
+            spec,
+            1,
+            Vec::new(),
+            brandubh_play::PlayContext::uniform_only(),
+        );
         let _ = e.run(data);
     }
     let written = String::from_utf8(out).expect("the engine writes text");

@@ -23,8 +23,8 @@ pub(crate) fn play_game(
     };
     let seed = splitmix64(cfg.seed ^ splitmix64(pair * 2 + game_ix as u64 + 1));
     let mut players = [
-        att.build(&cfg.rules, seed)?,
-        def.build(&cfg.rules, splitmix64(seed))?,
+        att.build(&cfg.rules, seed, &cfg.ctx)?,
+        def.build(&cfg.rules, splitmix64(seed), &cfg.ctx)?,
     ];
     let identities = [0, 1].map(|i| {
         let id = players[i].identity();

@@ -23,6 +23,7 @@ fn cfg(rules: &str, a: &str, b: &str, pairs: u64, threads: usize, seed: u64) -> 
         swap_sides: true,
         balanced: None,
         clock: None,
+        ctx: brandubh_play::PlayContext::uniform_only(),
     }
 }
 
@@ -212,7 +213,7 @@ fn bad_specs_are_refused() {
     let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
     let e = PlayerSpec::parse("mcts:model=/no/such/dir")
         .unwrap()
-        .build(&rules, 0)
+        .build(&rules, 0, &brandubh_play::PlayContext::uniform_only())
         .err()
         .unwrap();
     assert!(e.to_string().contains("/no/such/dir"), "{e}");
@@ -289,7 +290,9 @@ fn balanced_openings_stay_near_the_start_score() {
 fn a_verified_mcts_player_plays_legal_games() {
     let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
     let spec = PlayerSpec::parse("mcts:ms=30,sims=8,verify=0.5,threads=1").unwrap();
-    let mut player = spec.build(&rules, 3).unwrap();
+    let mut player = spec
+        .build(&rules, 3, &brandubh_play::PlayContext::uniform_only())
+        .unwrap();
     let mut game = brandubh_rules::Game::new(rules.clone());
     for _ in 0..12 {
         if game.is_over() {

@@ -37,6 +37,7 @@ fn clocked_match(a: &str, b: &str, clock: TimeControl) -> MatchConfig {
         swap_sides: true,
         balanced: None,
         clock: Some(clock),
+        ctx: brandubh_play::PlayContext::uniform_only(),
     }
 }
 
@@ -113,7 +114,7 @@ fn alpha_beta_keeps_to_its_clock_budget() {
     let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
     let mut p = PlayerSpec::parse("alphabeta:ms=100000")
         .unwrap()
-        .build(&rules, 1)
+        .build(&rules, 1, &brandubh_play::PlayContext::uniform_only())
         .unwrap();
     let g = Game::new(rules.clone());
     let c = clock(3_000, 0, 0, 0);
@@ -179,7 +180,7 @@ fn mcts_keeps_to_its_time_per_move_and_reuses_its_tree() {
     let rules = Arc::new(RuleSet::builtin("modern").unwrap());
     let mut p = PlayerSpec::parse("mcts:ms=150,batch=8")
         .unwrap()
-        .build_mcts(&rules, 1)
+        .build_mcts(&rules, 1, &brandubh_play::PlayContext::uniform_only())
         .unwrap();
     let mut g = Game::new(rules.clone());
     for _ in 0..3 {
@@ -214,7 +215,7 @@ fn mcts_under_a_clock_thinks_within_the_budget() {
     let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
     let mut p = PlayerSpec::parse("mcts:sims=100000000")
         .unwrap()
-        .build_mcts(&rules, 1)
+        .build_mcts(&rules, 1, &brandubh_play::PlayContext::uniform_only())
         .unwrap();
     let g = Game::new(rules.clone());
     let c = clock(4_000, 0, 0, 0);

@@ -87,6 +87,7 @@ fn samples_come_from_every_recorded_position_after_the_skip() {
         swap_sides: true,
         balanced: None,
         clock: None,
+        ctx: brandubh_play::PlayContext::uniform_only(),
     };
     let (_, games) = run_match(&cfg, None, &|_| {}).unwrap();
     let got = samples(&rules, &games, 4).unwrap();

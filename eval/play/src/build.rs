@@ -2,6 +2,7 @@
 //! human players with the spec's settings.
 
 use crate::alphabeta::AlphaBetaPlayer;
+use crate::context::PlayContext;
 use crate::player::Player;
 use crate::simple::{HumanPlayer, RandomPlayer};
 use crate::spec::{PlayerSpec, PlayerSpecError};
@@ -11,7 +12,7 @@ use crate::{
 };
 use brandubh_alphabeta::evaluation::EvalWeights;
 use brandubh_alphabeta::time::Limits;
-use brandubh_mcts::{load_evaluator, MctsConfig};
+use brandubh_mcts::MctsConfig;
 use brandubh_rules::RuleSet;
 use std::sync::Arc;
 
@@ -47,6 +48,7 @@ impl PlayerSpec {
         &self,
         rules: &Arc<RuleSet>,
         seed: u64,
+        ctx: &PlayContext,
     ) -> Result<MctsPlayer, PlayerSpecError> {
         if self.kind != "mcts" {
             return Err(PlayerSpecError {
@@ -55,16 +57,20 @@ impl PlayerSpec {
             });
         }
         let model = self.value("model").unwrap_or("uniform");
-        let evaluator = load_evaluator(model, rules).map_err(|e| PlayerSpecError {
-            spec: self.text.clone(),
-            why: e.to_string(),
-        })?;
+        let evaluator = ctx
+            .models()
+            .load(model, rules)
+            .map_err(|e| PlayerSpecError {
+                spec: self.text.clone(),
+                why: e.to_string(),
+            })?;
         Ok(MctsPlayer::new(
             self.text.clone(),
             rules.clone(),
             self.mcts_settings(),
             evaluator,
             seed,
+            ctx,
         ))
     }
 
@@ -108,11 +114,13 @@ impl PlayerSpec {
         Ok(player)
     }
 
-    /// Builds a fresh player; `seed` feeds any randomness.
+    /// Builds a fresh player; `seed` feeds any randomness, `ctx` gives the
+    /// nets and evaluation workers.
     pub fn build(
         &self,
         rules: &Arc<RuleSet>,
         seed: u64,
+        ctx: &PlayContext,
     ) -> Result<Box<dyn Player>, PlayerSpecError> {
         match self.kind.as_str() {
             "random" => Ok(Box::new(RandomPlayer::new(seed))),
@@ -120,7 +128,7 @@ impl PlayerSpec {
                 std::io::BufReader::new(std::io::stdin()),
                 std::io::stdout(),
             ))),
-            "mcts" => Ok(Box::new(self.build_mcts(rules, seed)?)),
+            "mcts" => Ok(Box::new(self.build_mcts(rules, seed, ctx)?)),
             "otep" => {
                 let cmd = self.value("cmd").unwrap_or_default();
                 Ok(Box::new(
@@ -153,8 +161,9 @@ pub fn parse_player(
     spec: &str,
     rules: &Arc<RuleSet>,
     seed: u64,
+    ctx: &PlayContext,
 ) -> Result<Box<dyn Player>, PlayerSpecError> {
-    PlayerSpec::parse(spec)?.build(rules, seed)
+    PlayerSpec::parse(spec)?.build(rules, seed, ctx)
 }
 
 /// The cores this process may use (1 when that cannot be known).

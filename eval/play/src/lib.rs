@@ -7,6 +7,7 @@
 mod alphabeta;
 mod build;
 pub mod clock;
+mod context;
 pub mod ending;
 pub mod mcts_player;
 pub mod otep;
@@ -17,6 +18,7 @@ mod spec;
 pub use alphabeta::AlphaBetaPlayer;
 pub use build::{all_cores, parse_player};
 pub use clock::GameClock;
+pub use context::PlayContext;
 pub use ending::{Ending, ForfeitReason, RecordResult};
 pub use mcts_player::{MctsPlayer, MctsReport, MctsSettings};
 pub use player::{Forfeit, Player};

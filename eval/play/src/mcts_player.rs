@@ -11,17 +11,19 @@
 //! here than one batch at a time spread over both cores (docs/arena.md).
 //! The tree is kept between moves: when the next position follows from
 //! the last one searched, the subtree of the moves played is reused. The
-//! evaluator comes from `load_evaluator`, which loads a model once per
-//! process.
+//! evaluator comes from the `PlayContext` the player is built with, which
+//! loads a model once and shares it, and its evaluation workers, among
+//! every player built from it.
 
 use crate::clock::GameClock;
+use crate::context::PlayContext;
 use brandubh_mcts::{CachedEvaluator, Evaluation, Evaluator, MctsConfig, MoveAnalysis, Search};
 use brandubh_rules::{Game, Move, RuleSet};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::{HashMap, VecDeque};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Leaves gathered per evaluation when the spec names no `batch`.
@@ -112,24 +114,6 @@ pub struct MctsPlayer {
     pub last: Option<MctsReport>,
 }
 
-/// `n` evaluation workers, each a one-thread pool (so the net's kernels
-/// stay on that thread), shared by every player of the process.
-fn worker_pools(n: usize) -> Vec<Arc<rayon::ThreadPool>> {
-    static POOLS: Mutex<Vec<Arc<rayon::ThreadPool>>> = Mutex::new(Vec::new());
-    let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
-    while pools.len() < n {
-        let i = pools.len();
-        pools.push(Arc::new(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(1)
-                .thread_name(move |_| format!("mcts-eval-{i}"))
-                .build()
-                .expect("thread pool"),
-        ));
-    }
-    pools[..n].to_vec()
-}
-
 impl MctsPlayer {
     pub fn new(
         spec: String,
@@ -137,8 +121,9 @@ impl MctsPlayer {
         settings: MctsSettings,
         evaluator: Arc<dyn Evaluator>,
         seed: u64,
+        ctx: &PlayContext,
     ) -> MctsPlayer {
-        let workers = worker_pools(settings.threads.max(1));
+        let workers = ctx.worker_pools(settings.threads.max(1));
         let cached = Arc::new(CachedEvaluator::new(evaluator.clone(), CACHE_POSITIONS));
         let identity = match crate::PlayerSpec::parse(&spec) {
             Ok(p) if p.params.iter().any(|(k, _)| k == "model") => {

@@ -171,7 +171,7 @@ impl PlayerSpec {
     }
 
     /// The value of `key`, checked by `parse`.
-    pub(crate) fn value(&self, key: &str) -> Option<&str> {
+    pub fn value(&self, key: &str) -> Option<&str> {
         self.params
             .iter()
             .find(|(k, _)| k == key)

@@ -20,6 +20,7 @@ fn engine(out: &mut Vec<u8>, prefer: Vec<Arc<RuleSet>>) -> Engine<&mut Vec<u8>> 
         PlayerSpec::parse("alphabeta:depth=2").unwrap(),
         7,
         prefer,
+        brandubh_play::PlayContext::uniform_only(),
     )
 }
 

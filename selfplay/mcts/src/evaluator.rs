@@ -5,7 +5,7 @@
 
 use brandubh_rules::{Move, Position};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 /// One position to evaluate.
@@ -63,16 +63,20 @@ impl Evaluator for UniformEvaluator {
     }
 }
 
-/// Any error a registered model loader reports (the model crate's own
+/// Any error a model loader reports (the model crate's own
 /// typed error, boxed, so this crate needs no burn).
 pub type LoaderError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
-/// Loads an evaluator from a model directory. The binary registers the
-/// model crate's loader here, so search and the arena stay free of burn.
-pub type ModelLoader =
-    fn(&Path, &brandubh_rules::RuleSet) -> Result<Arc<dyn Evaluator>, LoaderError>;
+/// Loads an evaluator from a model directory: the model crate's loader,
+/// given to `Models::new` by the program, so search and the arena stay
+/// free of burn.
+pub type ModelLoader = Arc<
+    dyn Fn(&Path, &brandubh_rules::RuleSet) -> Result<Arc<dyn Evaluator>, LoaderError>
+        + Send
+        + Sync,
+>;
 
-/// Why `load_evaluator` could not give an evaluator.
+/// Why `Models::load` could not give an evaluator.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadEvaluatorError {
     #[error("cannot load model `{spec}`: this build has no model support (use `uniform`)")]
@@ -82,19 +86,72 @@ pub enum LoadEvaluatorError {
     Model(LoaderError),
 }
 
-static LOADER: OnceLock<ModelLoader> = OnceLock::new();
-
-/// Registers the loader for `model=DIR` (first call wins).
-pub fn register_model_loader(loader: ModelLoader) {
-    let _ = LOADER.set(loader);
-}
-
-/// Models loaded in this process, newest last: a match builds a player per
-/// game, and every game shares the one loaded net.
-static CACHE: Mutex<Vec<(CacheKey, Arc<dyn Evaluator>)>> = Mutex::new(Vec::new());
-
 /// Nets kept loaded at once (a run's evaluation plays a few nets in turn).
 const CACHE_SIZE: usize = 4;
+
+/// Where `model=DIR` player specs get their nets: the loader the program
+/// gives (the model crate's, so that search and the arena need no burn)
+/// and the nets already loaded, newest last, so that a match that builds
+/// a player per game shares one loaded net. A handle the program makes
+/// once and passes to whatever builds players.
+pub struct Models {
+    loader: Option<ModelLoader>,
+    cache: Mutex<Vec<(CacheKey, Arc<dyn Evaluator>)>>,
+}
+
+impl Models {
+    /// Nets loaded by `loader`.
+    pub fn new(loader: ModelLoader) -> Models {
+        Models {
+            loader: Some(loader),
+            cache: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// No model support: only `uniform` (for builds and tests without the
+    /// net).
+    pub fn uniform_only() -> Models {
+        Models {
+            loader: None,
+            cache: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// `uniform`, or a model directory through the loader. A model this
+    /// handle loaded before (same path, rule set and `model.json` size and
+    /// time) is shared, not loaded again.
+    pub fn load(
+        &self,
+        spec: &str,
+        rules: &brandubh_rules::RuleSet,
+    ) -> Result<Arc<dyn Evaluator>, LoadEvaluatorError> {
+        if spec == "uniform" {
+            return Ok(Arc::new(UniformEvaluator));
+        }
+        let Some(load) = &self.loader else {
+            return Err(LoadEvaluatorError::NoModelSupport {
+                spec: spec.to_string(),
+            });
+        };
+        let key = cache_key(Path::new(spec), rules);
+        if let Some(key) = &key {
+            let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((_, ev)) = cache.iter().find(|(k, _)| k == key) {
+                return Ok(ev.clone());
+            }
+        }
+        let ev = load(Path::new(spec), rules).map_err(LoadEvaluatorError::Model)?;
+        if let Some(key) = key {
+            let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            cache.retain(|(k, _)| *k != key);
+            if cache.len() >= CACHE_SIZE {
+                cache.remove(0);
+            }
+            cache.push((key, ev.clone()));
+        }
+        Ok(ev)
+    }
+}
 
 /// A model directory as loaded: its canonical path, the rule set, and the
 /// size and modification time of its `model.json`, so a checkpoint saved
@@ -116,39 +173,6 @@ fn cache_key(dir: &Path, rules: &brandubh_rules::RuleSet) -> Option<CacheKey> {
         meta_len: meta.len(),
         meta_mtime: meta.modified().ok(),
     })
-}
-
-/// `uniform`, or a model directory through the registered loader. A model
-/// already loaded by this process is shared, not loaded again.
-pub fn load_evaluator(
-    spec: &str,
-    rules: &brandubh_rules::RuleSet,
-) -> Result<Arc<dyn Evaluator>, LoadEvaluatorError> {
-    if spec == "uniform" {
-        return Ok(Arc::new(UniformEvaluator));
-    }
-    let Some(load) = LOADER.get() else {
-        return Err(LoadEvaluatorError::NoModelSupport {
-            spec: spec.to_string(),
-        });
-    };
-    let key = cache_key(Path::new(spec), rules);
-    if let Some(key) = &key {
-        let cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, ev)) = cache.iter().find(|(k, _)| k == key) {
-            return Ok(ev.clone());
-        }
-    }
-    let ev = load(Path::new(spec), rules).map_err(LoadEvaluatorError::Model)?;
-    if let Some(key) = key {
-        let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
-        cache.retain(|(k, _)| *k != key);
-        if cache.len() >= CACHE_SIZE {
-            cache.remove(0);
-        }
-        cache.push((key, ev.clone()));
-    }
-    Ok(ev)
 }
 
 /// What the net's input depends on, beyond the position's hash: the board

@@ -9,7 +9,7 @@ pub mod search;
 
 pub use config::{in_range, ConfigError, MctsConfig};
 pub use evaluator::{
-    load_evaluator, register_model_loader, CachedEvaluator, EvalRequest, Evaluation, Evaluator,
-    LoadEvaluatorError, LoaderError, ModelLoader, UniformEvaluator,
+    CachedEvaluator, EvalRequest, Evaluation, Evaluator, LoadEvaluatorError, LoaderError,
+    ModelLoader, Models, UniformEvaluator,
 };
 pub use search::{Advance, MoveAnalysis, OwnedRequest, RootStats, Search};

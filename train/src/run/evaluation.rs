@@ -58,6 +58,7 @@ impl Run {
                 swap_sides: true,
                 balanced: None,
                 clock: None,
+                ctx: self.players.clone(),
             };
             progress.phase(&format!("iteration {it}: {file}"), pairs * 2);
             let (s, _) = run_match(&cfg, Some(&self.dir.join("arena").join(file)), &|_| {

@@ -106,6 +106,18 @@ pub struct Run {
     /// The object store this run is shared through, when its directory is
     /// a learner's working copy (see `mirror_to`).
     mirror: Option<crate::store::RunStore>,
+    /// The engine self-play and the evaluation matches run nets on (none:
+    /// the environment's choice, else the faster one for the width).
+    inference: Option<brandubh_model::InferenceEngine>,
+    /// Where the evaluation matches' players get their nets and workers.
+    players: Arc<brandubh_play::PlayContext>,
+}
+
+/// Players whose nets run on `engine`.
+fn players_on(engine: Option<brandubh_model::InferenceEngine>) -> Arc<brandubh_play::PlayContext> {
+    brandubh_play::PlayContext::new(brandubh_mcts::Models::new(brandubh_model::model_loader(
+        engine,
+    )))
 }
 
 /// Self-play game ids of iteration `it` start at `it` times this.
@@ -132,6 +144,13 @@ fn ckpt_name(i: u32) -> String {
 }
 
 impl Run {
+    /// Runs nets on `engine` in self-play and in the evaluation matches
+    /// (none: the environment's choice, else the faster one for the width).
+    pub fn set_inference(&mut self, engine: Option<brandubh_model::InferenceEngine>) {
+        self.inference = engine;
+        self.players = players_on(engine);
+    }
+
     /// Opens a run directory, creating it (with generation 0) from `config`
     /// if it holds no run yet. An existing run keeps its own config; a
     /// different `config_text` is refused rather than silently mixed.
@@ -219,6 +238,8 @@ impl Run {
             threads,
             workers: None,
             mirror: None,
+            inference: None,
+            players: players_on(None),
         })
     }
 

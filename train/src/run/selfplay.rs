@@ -95,8 +95,11 @@ impl Run {
             let next = written.iter().map(|id| id + 1).max().unwrap_or(0);
             (done, total - done, next.max(first))
         };
-        let evaluator =
-            brandubh_model::load_evaluator(&self.ckpt(&self.state.current), &self.rules)?;
+        let evaluator = brandubh_model::load_evaluator_on(
+            &self.ckpt(&self.state.current),
+            &self.rules,
+            self.inference,
+        )?;
         let title = if replay && done > 0 {
             format!("iteration {it}: self-play (replaying the {done} games already written)")
         } else {

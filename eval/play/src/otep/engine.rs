@@ -3,6 +3,7 @@
 
 use super::wire::*;
 use crate::clock::GameClock;
+use crate::context::PlayContext;
 use crate::{player::Player, spec::PlayerSpec};
 use brandubh_rules::{
     from_opentafl, opentafl_rules, Board, Game, MoveRecord, Position, RuleSet, Side,
@@ -32,11 +33,19 @@ pub struct Engine<W: Write> {
     /// Each side's clock from the last `clock` command.
     clocks: Option<[GameClock; 2]>,
     games: u64,
+    /// Where the player's net and workers come from.
+    ctx: Arc<PlayContext>,
 }
 
 impl<W: Write> Engine<W> {
     /// An engine that plays `spec` (any player but `human` and `otep:`).
-    pub fn new(out: W, spec: PlayerSpec, seed: u64, prefer: Vec<Arc<RuleSet>>) -> Engine<W> {
+    pub fn new(
+        out: W,
+        spec: PlayerSpec,
+        seed: u64,
+        prefer: Vec<Arc<RuleSet>>,
+        ctx: Arc<PlayContext>,
+    ) -> Engine<W> {
         Engine {
             out,
             spec,
@@ -47,6 +56,7 @@ impl<W: Write> Engine<W> {
             player: None,
             clocks: None,
             games: 0,
+            ctx,
         }
     }
 
@@ -238,7 +248,10 @@ impl<W: Write> Engine<W> {
         }
         let rules = self.rules.clone().ok_or("no rules yet")?;
         let seed = brandubh_rules::splitmix64(self.seed ^ self.games);
-        let player = self.spec.build(&rules, seed).map_err(|e| e.to_string())?;
+        let player = self
+            .spec
+            .build(&rules, seed, &self.ctx)
+            .map_err(|e| e.to_string())?;
         self.player = Some(player);
         Ok(())
     }
