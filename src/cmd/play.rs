@@ -40,7 +40,7 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
         print!("{}", game.position().board().diagram());
         let side = game.side_to_move();
         let player = &mut players[side.index()];
-        let mv = match player.try_choose(&game, None) {
+        let mv = match player.choose(&game, None) {
             Ok(mv) => mv,
             Err(f) => {
                 let verb = if f.reason == brandubh_play::ending::ForfeitReason::Resigned {

@@ -49,7 +49,7 @@ pub(crate) fn play_game(
         let side = g.side_to_move();
         let t0 = Instant::now();
         let clock = clocks.as_ref().map(|c| c[side.index()]);
-        let chosen = players[side.index()].try_choose(&g, clock.as_ref());
+        let chosen = players[side.index()].choose(&g, clock.as_ref());
         let spent = t0.elapsed();
         move_us.push(spent.as_micros() as u64);
         let mv = match chosen {

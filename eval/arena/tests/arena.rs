@@ -298,7 +298,7 @@ fn a_verified_mcts_player_plays_legal_games() {
         if game.is_over() {
             break;
         }
-        let mv = player.choose(&game);
+        let mv = player.choose(&game, None).unwrap();
         assert!(game.legal_moves().contains(&mv), "{mv}");
         game.play(mv).unwrap();
     }

@@ -119,7 +119,7 @@ fn alpha_beta_keeps_to_its_clock_budget() {
     let g = Game::new(rules.clone());
     let c = clock(3_000, 0, 0, 0);
     let t = Instant::now();
-    let mv = p.choose_clocked(&g, &c);
+    let mv = p.choose(&g, Some(&c)).unwrap();
     let spent = t.elapsed();
     assert!(g.legal_moves().contains(&mv));
     // The clock (100 ms for this move), not the spec's 100 s, decides.

@@ -1,7 +1,7 @@
 //! The alpha-beta baseline as a player.
 
 use crate::clock::GameClock;
-use crate::player::Player;
+use crate::player::{Forfeit, Player};
 use brandubh_alphabeta::evaluation::EvalWeights;
 use brandubh_alphabeta::time::Limits;
 use brandubh_alphabeta::Searcher;
@@ -58,16 +58,16 @@ impl Player for AlphaBetaPlayer {
     fn name(&self) -> String {
         self.spec.clone()
     }
-    fn choose(&mut self, game: &Game) -> Move {
-        self.search_within(game, self.limits).best
-    }
-    fn choose_clocked(&mut self, game: &Game, clock: &GameClock) -> Move {
-        // The clock replaces any time per move; depth and node caps stay.
-        let limits = Limits {
-            millis: Some((clock.budget().as_millis() as u64).max(1)),
-            ..self.limits
+    fn choose(&mut self, game: &Game, clock: Option<&GameClock>) -> Result<Move, Forfeit> {
+        // A clock replaces any time per move; depth and node caps stay.
+        let limits = match clock {
+            Some(c) => Limits {
+                millis: Some((c.budget().as_millis() as u64).max(1)),
+                ..self.limits
+            },
+            None => self.limits,
         };
-        self.search_within(game, limits).best
+        Ok(self.search_within(game, limits).best)
     }
     fn analyse_lines(&mut self, game: &Game, time: Duration, _n: usize) -> Vec<(Vec<Move>, f64)> {
         let limits = Limits {

@@ -383,17 +383,11 @@ impl crate::Player for MctsPlayer {
     fn identity(&self) -> String {
         self.identity.clone()
     }
-    fn choose(&mut self, game: &Game) -> Move {
-        match only_move(game) {
+    fn choose(&mut self, game: &Game, clock: Option<&GameClock>) -> Result<Move, crate::Forfeit> {
+        Ok(match only_move(game) {
             Some(mv) => mv,
-            None => self.search_and_verify(game, None),
-        }
-    }
-    fn choose_clocked(&mut self, game: &Game, clock: &GameClock) -> Move {
-        match only_move(game) {
-            Some(mv) => mv,
-            None => self.search_and_verify(game, Some(clock.budget())),
-        }
+            None => self.search_and_verify(game, clock.map(GameClock::budget)),
+        })
     }
     fn analyse_lines(&mut self, game: &Game, time: Duration, n: usize) -> Vec<(Vec<Move>, f64)> {
         let report = self.search(game, Some(time));

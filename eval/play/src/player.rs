@@ -15,23 +15,13 @@ pub trait Player: Send {
     fn identity(&self) -> String {
         self.name()
     }
-    /// A legal move for the side to move; the game is not over.
-    fn choose(&mut self, game: &Game) -> Move;
-    /// A move under a game clock: a thinking player decides how long to
-    /// think (`GameClock::budget`); the others play as `choose`.
-    fn choose_clocked(&mut self, game: &Game, clock: &GameClock) -> Move {
-        let _ = clock;
-        self.choose(game)
-    }
-    /// A move, or the reason this player forfeits the game: an external
-    /// engine that crashed, hung or answered nonsense loses that game and
-    /// the match goes on. In-process players never forfeit.
-    fn try_choose(&mut self, game: &Game, clock: Option<&GameClock>) -> Result<Move, Forfeit> {
-        Ok(match clock {
-            Some(c) => self.choose_clocked(game, c),
-            None => self.choose(game),
-        })
-    }
+    /// A legal move for the side to move (the game is not over), or the
+    /// reason this player forfeits the game. Under a game clock a thinking
+    /// player decides how long to think (`GameClock::budget`); without one
+    /// it keeps to its spec's limits. An external engine that crashed, hung
+    /// or answered nonsense, or a human who quit, forfeits; the in-process
+    /// engines never do.
+    fn choose(&mut self, game: &Game, clock: Option<&GameClock>) -> Result<Move, Forfeit>;
     /// Up to `n` lines for the side to move, best first, each with the
     /// player's value of it for the side to move, after thinking for about
     /// `time`. By default the move the player would play, valued 0.
@@ -42,7 +32,10 @@ pub trait Player: Send {
             moves_to_go: Some(1),
             ..GameClock::default()
         };
-        vec![(vec![self.choose_clocked(game, &clock)], 0.0)]
+        match self.choose(game, Some(&clock)) {
+            Ok(mv) => vec![(vec![mv], 0.0)],
+            Err(_) => Vec::new(),
+        }
     }
 }
 

@@ -25,9 +25,9 @@ impl Player for RandomPlayer {
     fn name(&self) -> String {
         "random".into()
     }
-    fn choose(&mut self, game: &Game) -> Move {
+    fn choose(&mut self, game: &Game, _clock: Option<&GameClock>) -> Result<Move, Forfeit> {
         let moves = game.legal_moves();
-        moves[self.rng.random_range(0..moves.len())]
+        Ok(moves[self.rng.random_range(0..moves.len())])
     }
 }
 
@@ -47,14 +47,9 @@ impl<R: BufRead + Send, W: Write + Send> Player for HumanPlayer<R, W> {
     fn name(&self) -> String {
         "human".into()
     }
-    /// Panics when the human quits; the commands use `try_choose`.
-    fn choose(&mut self, game: &Game) -> Move {
-        self.try_choose(game, None)
-            .unwrap_or_else(|f| panic!("human player: {}", f.detail))
-    }
     /// Asks until the move is legal; `quit`, `exit` or the end of input
     /// resign the game (reason `resigned`).
-    fn try_choose(&mut self, game: &Game, _clock: Option<&GameClock>) -> Result<Move, Forfeit> {
+    fn choose(&mut self, game: &Game, _clock: Option<&GameClock>) -> Result<Move, Forfeit> {
         let resign = |detail: &str| Forfeit {
             reason: ForfeitReason::Resigned,
             detail: detail.to_string(),

@@ -285,7 +285,7 @@ impl<W: Write> Engine<W> {
         }
         let clock = self.clocks.map(|c| c[side.index()]);
         let player = self.player.as_mut().expect("just built");
-        let mv = match player.try_choose(&game, clock.as_ref()) {
+        let mv = match player.choose(&game, clock.as_ref()) {
             Ok(mv) => mv,
             Err(f) => {
                 self.game = Some(game);

@@ -36,7 +36,7 @@ pub struct OtepPlayer {
 }
 
 /// An engine that could not be started. (An engine that starts but then
-/// fails forfeits its games instead: see `Player::try_choose`.)
+/// fails forfeits its games instead: see `Player::choose`.)
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SpawnError {
     #[error("empty engine command")]
@@ -243,15 +243,7 @@ impl Player for OtepPlayer {
     fn name(&self) -> String {
         self.spec.clone()
     }
-    fn choose(&mut self, game: &Game) -> Move {
-        self.try_choose(game, None)
-            .unwrap_or_else(|f| panic!("{}: {}", self.spec, f.detail))
-    }
-    fn choose_clocked(&mut self, game: &Game, clock: &GameClock) -> Move {
-        self.try_choose(game, Some(clock))
-            .unwrap_or_else(|f| panic!("{}: {}", self.spec, f.detail))
-    }
-    fn try_choose(&mut self, game: &Game, clock: Option<&GameClock>) -> Result<Move, Forfeit> {
+    fn choose(&mut self, game: &Game, clock: Option<&GameClock>) -> Result<Move, Forfeit> {
         let r = self.ask(game, clock);
         if r.is_err() {
             // The engine's view of the game can no longer be trusted.
