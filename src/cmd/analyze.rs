@@ -34,8 +34,8 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
         bail!("the game is over: nothing to analyse");
     }
     let mut spec = PlayerSpec::parse(&a.player)?;
-    match spec.kind.as_str() {
-        "alphabeta" => {
+    match spec.kind {
+        brandubh_play::PlayerKind::AlphaBeta => {
             if a.raw {
                 bail!("--raw shows a net's policy and value: it needs an `mcts:model=…` player");
             }
@@ -68,7 +68,7 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
                 );
             }
         }
-        "mcts" => {
+        brandubh_play::PlayerKind::Mcts => {
             let mut p = spec.build_mcts(&rules, 1, &env.play_context())?;
             let raw = if a.raw {
                 Some(raw_eval(&p, &game))

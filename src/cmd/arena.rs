@@ -2,7 +2,7 @@ use anyhow::{bail, Context, Result};
 use brandubh_arena::stats::Sprt;
 use brandubh_arena::{run_match, MatchConfig, MatchSummary};
 use brandubh_arena::{OpeningFilter, TimeControl};
-use brandubh_play::PlayerSpec;
+use brandubh_play::{PlayerKind, PlayerSpec};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -132,10 +132,7 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
     // Timed searches use every core each (MCTS and alpha-beta alike), so
     // their games are played one at a time: each player then has the
     // whole machine on its moves, and the two sides the same hardware.
-    let timed = clock.is_some()
-        || [&pa, &pb]
-            .iter()
-            .any(|p| matches!(p.kind.as_str(), "mcts" | "alphabeta") && p.is_timed());
+    let timed = clock.is_some() || [&pa, &pb].iter().any(|p| p.kind.searches() && p.is_timed());
     let threads = match a.threads {
         Some(t) => t as usize,
         None if timed => 1,
@@ -159,7 +156,7 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
         clock,
         ctx: env.play_context(),
     };
-    if cfg.a.kind == "human" || cfg.b.kind == "human" {
+    if cfg.a.kind == PlayerKind::Human || cfg.b.kind == PlayerKind::Human {
         bail!("the arena plays engines against each other; use `brandubh play` for a human player");
     }
     let bar = ProgressBar::new(cfg.pairs * 2);

@@ -89,8 +89,7 @@ fn play_games(a: &Args, env: &super::Env) -> Result<Vec<GameOutcome>> {
     // As in `match`: timed searches use every core each, so their games
     // are played one at a time and both sides have the same hardware.
     let timed = [&att, &def].iter().any(|s| {
-        brandubh_play::PlayerSpec::parse(s)
-            .is_ok_and(|p| matches!(p.kind.as_str(), "mcts" | "alphabeta") && p.is_timed())
+        brandubh_play::PlayerSpec::parse(s).is_ok_and(|p| p.kind.searches() && p.is_timed())
     });
     let threads = a
         .threads

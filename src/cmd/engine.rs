@@ -29,7 +29,7 @@ pub struct Args {
 
 pub fn run(a: Args, env: &super::Env) -> Result<()> {
     let spec = PlayerSpec::parse(&a.player)?;
-    if matches!(spec.kind.as_str(), "human" | "otep") {
+    if !spec.kind.searches() && spec.kind != brandubh_play::PlayerKind::Random {
         bail!(
             "--player {}: an engine plays a search player, not {}",
             a.player,

@@ -208,7 +208,7 @@ impl RunConfig {
             };
             let spec =
                 brandubh_play::PlayerSpec::parse(&t.player).map_err(|x| invalid(x.to_string()))?;
-            if spec.kind != "alphabeta" {
+            if spec.kind != brandubh_play::PlayerKind::AlphaBeta {
                 return Err(invalid(format!(
                     "`{}` must be an alpha-beta player",
                     t.player

@@ -74,7 +74,7 @@ pub fn play_teacher_games(
     threads: usize,
 ) -> Result<Vec<SelfPlayGame>, TeacherError> {
     let spec = PlayerSpec::parse(&section.player)?;
-    if spec.kind != "alphabeta" {
+    if spec.kind != brandubh_play::PlayerKind::AlphaBeta {
         return Err(TeacherError::NotAlphaBeta(section.player.clone()));
     }
     let pool = rayon::ThreadPoolBuilder::new()

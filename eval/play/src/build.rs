@@ -5,7 +5,7 @@ use crate::alphabeta::AlphaBetaPlayer;
 use crate::context::PlayContext;
 use crate::player::Player;
 use crate::simple::{HumanPlayer, RandomPlayer};
-use crate::spec::{PlayerSpec, PlayerSpecError};
+use crate::spec::{PlayerKind, PlayerSpec, PlayerSpecError};
 use crate::{
     mcts_player::sims_limit, mcts_player::MctsPlayer, mcts_player::MctsSettings,
     mcts_player::DEFAULT_BATCH,
@@ -50,7 +50,7 @@ impl PlayerSpec {
         seed: u64,
         ctx: &PlayContext,
     ) -> Result<MctsPlayer, PlayerSpecError> {
-        if self.kind != "mcts" {
+        if self.kind != PlayerKind::Mcts {
             return Err(PlayerSpecError {
                 spec: self.text.clone(),
                 why: "not an MCTS player".into(),
@@ -79,7 +79,7 @@ impl PlayerSpec {
         &self,
         rules: &Arc<RuleSet>,
     ) -> Result<AlphaBetaPlayer, PlayerSpecError> {
-        if self.kind != "alphabeta" {
+        if self.kind != PlayerKind::AlphaBeta {
             return Err(PlayerSpecError {
                 spec: self.text.clone(),
                 why: "not an alpha-beta player".into(),
@@ -122,14 +122,14 @@ impl PlayerSpec {
         seed: u64,
         ctx: &PlayContext,
     ) -> Result<Box<dyn Player>, PlayerSpecError> {
-        match self.kind.as_str() {
-            "random" => Ok(Box::new(RandomPlayer::new(seed))),
-            "human" => Ok(Box::new(HumanPlayer::new(
+        match self.kind {
+            PlayerKind::Random => Ok(Box::new(RandomPlayer::new(seed))),
+            PlayerKind::Human => Ok(Box::new(HumanPlayer::new(
                 std::io::BufReader::new(std::io::stdin()),
                 std::io::stdout(),
             ))),
-            "mcts" => Ok(Box::new(self.build_mcts(rules, seed, ctx)?)),
-            "otep" => {
+            PlayerKind::Mcts => Ok(Box::new(self.build_mcts(rules, seed, ctx)?)),
+            PlayerKind::Otep => {
                 let cmd = self.value("cmd").unwrap_or_default();
                 Ok(Box::new(
                     crate::otep::OtepPlayer::spawn(&self.text, cmd, rules.clone()).map_err(
@@ -140,7 +140,7 @@ impl PlayerSpec {
                     )?,
                 ))
             }
-            _ => Ok(Box::new(self.build_alphabeta(rules)?)),
+            PlayerKind::AlphaBeta => Ok(Box::new(self.build_alphabeta(rules)?)),
         }
     }
 }

@@ -9,12 +9,75 @@ pub struct PlayerSpecError {
     pub why: String,
 }
 
-/// A parsed player spec: `KIND[:key=value,key=value…]`.
+/// The kinds of player a spec names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlayerKind {
+    Random,
+    Human,
+    AlphaBeta,
+    Mcts,
+    /// An external engine over the OpenTafl Engine Protocol.
+    Otep,
+}
+
+impl PlayerKind {
+    /// The kind's name in a spec (`alphabeta` also reads as `ab`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlayerKind::Random => "random",
+            PlayerKind::Human => "human",
+            PlayerKind::AlphaBeta => "alphabeta",
+            PlayerKind::Mcts => "mcts",
+            PlayerKind::Otep => "otep",
+        }
+    }
+
+    fn named(name: &str) -> Option<PlayerKind> {
+        Some(match name {
+            "random" => PlayerKind::Random,
+            "human" => PlayerKind::Human,
+            "alphabeta" | "ab" => PlayerKind::AlphaBeta,
+            "mcts" => PlayerKind::Mcts,
+            "otep" => PlayerKind::Otep,
+            _ => return None,
+        })
+    }
+
+    /// Whether this kind searches (and may be given a time per move).
+    pub fn searches(self) -> bool {
+        matches!(self, PlayerKind::AlphaBeta | PlayerKind::Mcts)
+    }
+}
+
+impl std::fmt::Display for PlayerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A parsed player spec: `KIND[:key=value,key=value…]`, its keys checked
+/// against the kind's and their values against their ranges.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayerSpec {
+    /// The text it was parsed from.
     pub text: String,
-    pub kind: String,
+    pub kind: PlayerKind,
+    /// The keys given, in order, each once, each value within its range.
     pub params: Vec<(String, String)>,
+}
+
+/// The canonical spelling: the kind's name, then its keys as given.
+impl std::fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.kind == PlayerKind::Otep {
+            return write!(f, "otep:{}", self.value("cmd").unwrap_or_default());
+        }
+        f.write_str(self.kind.as_str())?;
+        for (i, (k, v)) in self.params.iter().enumerate() {
+            write!(f, "{}{k}={v}", if i == 0 { ':' } else { ',' })?;
+        }
+        Ok(())
+    }
 }
 
 /// What a spec key's value must be.
@@ -28,12 +91,12 @@ enum KeyKind {
 }
 
 /// The keys each kind of player takes, with their values' types and ranges.
-fn keys_of(kind: &str) -> Option<&'static [(&'static str, KeyKind)]> {
+fn keys_of(kind: PlayerKind) -> &'static [(&'static str, KeyKind)] {
     use KeyKind::*;
     const DAY_MS: u64 = 86_400_000;
-    Some(match kind {
-        "random" | "human" => &[],
-        "alphabeta" | "ab" => &[
+    match kind {
+        PlayerKind::Random | PlayerKind::Human | PlayerKind::Otep => &[],
+        PlayerKind::AlphaBeta => &[
             ("depth", Int(1, 64)),
             ("ms", Int(1, DAY_MS)),
             ("nodes", Int(1, 1_000_000_000_000)),
@@ -41,7 +104,7 @@ fn keys_of(kind: &str) -> Option<&'static [(&'static str, KeyKind)]> {
             ("threads", Int(1, 256)),
             ("eval", Text),
         ],
-        "mcts" => &[
+        PlayerKind::Mcts => &[
             ("model", Text),
             ("sims", Int(1, 100_000_000)),
             ("ms", Int(1, DAY_MS)),
@@ -57,8 +120,7 @@ fn keys_of(kind: &str) -> Option<&'static [(&'static str, KeyKind)]> {
             ("mlslope", Float(0.0, 1.0)),
             ("verify", Float(0.0, 0.9)),
         ],
-        _ => return None,
-    })
+    }
 }
 
 impl PlayerSpec {
@@ -69,8 +131,11 @@ impl PlayerSpec {
             Some(p) => p.1 = value.to_string(),
             None => params.push((key.to_string(), value.to_string())),
         }
-        let body: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{}:{}", self.kind, body.join(","))
+        PlayerSpec {
+            params,
+            ..self.clone()
+        }
+        .to_string()
     }
 
     /// Parses and checks a spec; every command accepts the same strings.
@@ -104,23 +169,24 @@ impl PlayerSpec {
             spec: text.to_string(),
             why,
         };
-        let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
-        if kind == "otep" {
+        let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+        let Some(kind) = PlayerKind::named(name) else {
+            return Err(err(
+                "unknown player (known: random, human, alphabeta, mcts, otep)".into(),
+            ));
+        };
+        if kind == PlayerKind::Otep {
             // The rest is a command line, commas and colons included.
             if rest.trim().is_empty() {
                 return Err(err("`otep:` needs the engine's command line".into()));
             }
             return Ok(PlayerSpec {
                 text: text.to_string(),
-                kind: kind.to_string(),
+                kind,
                 params: vec![("cmd".into(), rest.trim().to_string())],
             });
         }
-        let Some(allowed) = keys_of(kind) else {
-            return Err(err(
-                "unknown player (known: random, human, alphabeta, mcts, otep)".into(),
-            ));
-        };
+        let allowed = keys_of(kind);
         let mut params: Vec<(String, String)> = Vec::new();
         for part in rest.split(',').filter(|p| !p.is_empty()) {
             let (k, v) = part
@@ -130,7 +196,7 @@ impl PlayerSpec {
             let Some((_, want)) = allowed.iter().find(|(name, _)| *name == k) else {
                 let names: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
                 return Err(err(format!(
-                    "`{kind}` takes no `{k}` (it takes: {})",
+                    "`{name}` takes no `{k}` (it takes: {})",
                     if names.is_empty() {
                         "nothing".to_string()
                     } else {
@@ -161,11 +227,7 @@ impl PlayerSpec {
         }
         Ok(PlayerSpec {
             text: text.to_string(),
-            kind: if kind == "ab" {
-                "alphabeta".into()
-            } else {
-                kind.to_string()
-            },
+            kind,
             params,
         })
     }
