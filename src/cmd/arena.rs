@@ -132,11 +132,11 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
     // Timed searches use every core each (MCTS and alpha-beta alike), so
     // their games are played one at a time: each player then has the
     // whole machine on its moves, and the two sides the same hardware.
-    let timed = clock.is_some() || [&pa, &pb].iter().any(|p| p.kind.searches() && p.is_timed());
+    let timed = clock.is_some() || pa.is_timed() || pb.is_timed();
     let threads = match a.threads {
         Some(t) => t as usize,
         None if timed => 1,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        None => brandubh_play::all_cores(),
     };
     let cfg = MatchConfig {
         rules,

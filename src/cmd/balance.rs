@@ -86,11 +86,10 @@ fn play_games(a: &Args, env: &super::Env) -> Result<Vec<GameOutcome>> {
         _ => (a.player.clone(), a.player.clone()),
     };
     let same = att == def;
+    let (att, def) = (PlayerSpec::parse(&att)?, PlayerSpec::parse(&def)?);
     // As in `match`: timed searches use every core each, so their games
     // are played one at a time and both sides have the same hardware.
-    let timed = [&att, &def].iter().any(|s| {
-        brandubh_play::PlayerSpec::parse(s).is_ok_and(|p| p.kind.searches() && p.is_timed())
-    });
+    let timed = att.is_timed() || def.is_timed();
     let threads = a
         .threads
         .unwrap_or_else(|| if timed { 1 } else { brandubh_play::all_cores() });
@@ -107,8 +106,8 @@ fn play_games(a: &Args, env: &super::Env) -> Result<Vec<GameOutcome>> {
         bar.set_message(name.clone());
         let cfg = MatchConfig {
             rules,
-            a: PlayerSpec::parse(&att)?,
-            b: PlayerSpec::parse(&def)?,
+            a: att.clone(),
+            b: def.clone(),
             pairs: a.pairs,
             openings: a.openings,
             seed: a.seed,

@@ -29,7 +29,10 @@ pub struct Args {
 
 pub fn run(a: Args, env: &super::Env) -> Result<()> {
     let spec = PlayerSpec::parse(&a.player)?;
-    if !spec.kind.searches() && spec.kind != brandubh_play::PlayerKind::Random {
+    if matches!(
+        spec.kind,
+        brandubh_play::PlayerKind::Human | brandubh_play::PlayerKind::Otep
+    ) {
         bail!(
             "--player {}: an engine plays a search player, not {}",
             a.player,

@@ -155,10 +155,18 @@ pub fn run(a: Args) -> Result<()> {
         .as_ref()
         .map_or("the baseline".to_string(), |r| r.anchor.clone());
     let ids = model_ids(&a.run_dir);
-    let by_generation: BTreeMap<u64, (f64, f64)> = rated
-        .iter()
-        .filter_map(|r| Some((generation_of_rating(r, &ids)?, (r.elo, r.ci95))))
-        .collect();
+    // Each rated player is a generation of this run or a fixed ladder
+    // player, drawn as a labelled reference line.
+    let mut by_generation: BTreeMap<u64, (f64, f64)> = BTreeMap::new();
+    let mut refs: Vec<(String, f64)> = Vec::new();
+    for r in &rated {
+        match generation_of_rating(r, &ids) {
+            Some(g) => {
+                by_generation.insert(g, (r.elo, r.ci95));
+            }
+            None => refs.push((r.player.clone(), r.elo)),
+        }
+    }
     let mut hours = 0.0;
     let mut gens = Vec::new();
     for r in &records {
@@ -180,13 +188,6 @@ pub fn run(a: Args) -> Result<()> {
                 .collect(),
         });
     }
-    // The players that are no generation of this run (the ladder): drawn
-    // as labelled reference lines.
-    let refs: Vec<(String, f64)> = rated
-        .iter()
-        .filter(|r| generation_of_rating(r, &ids).is_none())
-        .map(|r| (r.player.clone(), r.elo))
-        .collect();
     let out = a.out.clone().unwrap_or_else(|| a.run_dir.join("report"));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let run_name = a

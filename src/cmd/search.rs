@@ -51,11 +51,10 @@ pub fn run(a: Args) -> Result<()> {
         limits.millis = Some(1000);
     }
     let mut s = Searcher::new(rules.clone(), weights, a.tt as usize);
-    s.set_threads(match a.threads {
-        Some(n) => n as usize,
-        None if limits.millis.is_some() => brandubh_play::all_cores(),
-        None => 1,
-    });
+    s.set_threads(
+        a.threads
+            .map_or_else(|| limits.default_threads(), |n| n as usize),
+    );
     let r = s.search(&game, limits);
     let pv: Vec<String> = r.pv.iter().map(|m| m.to_string()).collect();
     let nps = r.nodes as f64 / r.seconds.max(1e-9);

@@ -44,9 +44,7 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
         cfg.concurrent_games = b.max(1);
     }
     let evaluator = env.models().load(&a.model, &rules)?;
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = a.threads.unwrap_or_else(brandubh_play::all_cores);
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let mut shard = next_shard_index(&a.out);
     let bar = ProgressBar::new(a.games);

@@ -104,6 +104,14 @@ fn repetition_score(rules: &RuleSet, pos: &Position, history: &[u64], ply: usize
     Some(WIN - ply as i32 - until as i32)
 }
 
+/// The deepest iteration `limits` allow.
+fn depth_limit(limits: &Limits) -> u32 {
+    limits
+        .depth
+        .unwrap_or(MAX_PLY as u32 - 8)
+        .clamp(1, MAX_PLY as u32 - 8)
+}
+
 fn to_tt(score: i32, ply: usize) -> i32 {
     if score > WIN_BOUND {
         score + ply as i32
@@ -180,11 +188,11 @@ impl Searcher {
     /// node limit counts the main thread's alone.
     pub fn search(&mut self, game: &Game, limits: Limits) -> SearchResult {
         assert!(!game.is_over(), "search needs a game in progress");
+        self.tt.new_search();
         if self.threads <= 1 {
-            return self.search_main(game, limits);
+            return self.iterate(game, limits);
         }
         self.stop.store(false, Relaxed);
-        self.tt.new_search();
         let mut helpers: Vec<Searcher> = (1..self.threads).map(|_| self.helper()).collect();
         let (mut result, helper_nodes) = std::thread::scope(|scope| {
             let handles: Vec<_> = helpers
@@ -192,7 +200,7 @@ impl Searcher {
                 .enumerate()
                 .map(|(i, h)| scope.spawn(move || h.search_helper(game, limits, i)))
                 .collect();
-            let result = self.search_main_shared(game, limits);
+            let result = self.iterate(game, limits);
             self.stop.store(true, Relaxed);
             let nodes: u64 = handles
                 .into_iter()
@@ -211,12 +219,8 @@ impl Searcher {
     fn search_helper(&mut self, game: &Game, limits: Limits, index: usize) -> u64 {
         self.history = game.history().to_vec();
         let pos = *game.position();
-        let max_depth = limits
-            .depth
-            .unwrap_or(MAX_PLY as u32 - 8)
-            .clamp(1, MAX_PLY as u32 - 8);
         let first = 1 + ((index + 1) % 2) as u32;
-        for depth in first..=max_depth.max(first) {
+        for depth in first..=depth_limit(&limits) {
             self.root_best = None;
             self.negamax(&pos, depth, -WIN - 1, WIN + 1, 0, EXTENSIONS);
             if self.stopped || self.stop.load(Relaxed) {
@@ -226,31 +230,16 @@ impl Searcher {
         self.nodes
     }
 
-    /// The main thread's search in a parallel search: the table's
-    /// generation is already advanced for this search.
-    fn search_main_shared(&mut self, game: &Game, limits: Limits) -> SearchResult {
-        self.search_inner(game, limits, false)
-    }
-
-    /// A one-thread search.
-    fn search_main(&mut self, game: &Game, limits: Limits) -> SearchResult {
-        self.search_inner(game, limits, true)
-    }
-
-    fn search_inner(&mut self, game: &Game, limits: Limits, new_search: bool) -> SearchResult {
+    /// The calling thread's iterative deepening within `limits`, whose
+    /// result is the search's (the table's generation is already advanced).
+    fn iterate(&mut self, game: &Game, limits: Limits) -> SearchResult {
         self.clock = Clock::new(&limits);
         self.nodes = 0;
         self.stopped = false;
         self.history = game.history().to_vec();
-        if new_search {
-            self.tt.new_search();
-        }
         self.ord = Ordering::default();
         let pos = *game.position();
-        let max_depth = limits
-            .depth
-            .unwrap_or(MAX_PLY as u32 - 8)
-            .clamp(1, MAX_PLY as u32 - 8);
+        let max_depth = depth_limit(&limits);
         let mut best = SearchResult {
             best: game.legal_moves()[0],
             score: 0,

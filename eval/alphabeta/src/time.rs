@@ -9,6 +9,18 @@ pub struct Limits {
     pub millis: Option<u64>,
 }
 
+impl Limits {
+    /// The threads a search within these limits uses when not told: every
+    /// core for a timed search, else one, so that a depth or node limit
+    /// gives the same search every time.
+    pub fn default_threads(&self) -> usize {
+        match self.millis {
+            Some(_) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            None => 1,
+        }
+    }
+}
+
 /// The share of the time limit after which no new iteration starts. An
 /// unfinished iteration still yields any root move it proves better, so
 /// the search may start one until the deadline: it then spends the time it

@@ -122,13 +122,11 @@ fn same_search_same_move() {
 }
 
 #[test]
-fn a_parallel_search_counts_every_threads_nodes_and_reaches_the_depth() {
+fn a_parallel_search_reaches_its_depth_and_stops_on_time() {
     let g = Game::new(Arc::new(RuleSet::builtin("wtf").unwrap()));
-    let one = search_on(&g, 5, 1);
     let two = search_on(&g, 5, 2);
     assert_eq!(two.depth, 5);
     assert!(g.legal_moves().contains(&two.best));
-    assert!(one.nodes > 0 && two.nodes > 0);
     // A time-limited parallel search stops on time.
     let mut s = Searcher::new(g.rules().clone(), EvalWeights::default(), 4);
     s.set_threads(2);

@@ -103,11 +103,9 @@ impl PlayerSpec {
             })?,
         };
         let tt = self.num("tt").unwrap_or(16) as usize;
-        let threads = match self.num("threads") {
-            Some(n) => n as usize,
-            None if limits.millis.is_some() => all_cores(),
-            None => 1,
-        };
+        let threads = self
+            .num("threads")
+            .map_or_else(|| limits.default_threads(), |n| n as usize);
         let mut player =
             AlphaBetaPlayer::new(rules.clone(), limits, weights, tt, self.text.clone());
         player.set_threads(threads);

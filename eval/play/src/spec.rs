@@ -42,11 +42,6 @@ impl PlayerKind {
             _ => return None,
         })
     }
-
-    /// Whether this kind searches (and may be given a time per move).
-    pub fn searches(self) -> bool {
-        matches!(self, PlayerKind::AlphaBeta | PlayerKind::Mcts)
-    }
 }
 
 impl std::fmt::Display for PlayerKind {

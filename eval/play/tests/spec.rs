@@ -36,12 +36,3 @@ fn a_spec_displays_as_its_canonical_text_and_parses_back() {
         );
     }
 }
-
-#[test]
-fn searching_kinds_are_the_engines() {
-    let searches: Vec<bool> = ["random", "human", "alphabeta", "mcts", "otep:x"]
-        .iter()
-        .map(|t| PlayerSpec::parse(t).unwrap().kind.searches())
-        .collect();
-    assert_eq!(searches, [false, false, true, true, false]);
-}
