@@ -15,6 +15,7 @@ mod rules;
 mod run_loop;
 mod search;
 mod selfplay;
+mod serve;
 mod show;
 mod tune;
 mod worker;
@@ -102,6 +103,8 @@ enum Command {
     Report(report::Args),
     /// One training phase of an existing run on its own.
     Train(run_loop::TrainArgs),
+    /// A local web page: play the nets, see what they think, open games, watch runs.
+    Serve(serve::Args),
     /// A run split across processes that share only the run directory:
     /// self-play workers and one learner.
     #[command(subcommand)]
@@ -119,6 +122,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Show(a) => show::run(a, env),
         Command::Play(a) => play::run(a, env),
         Command::Report(a) => report::run(a),
+        Command::Serve(a) => serve::run(a, env),
         Command::ExportGames(a) => games::run(a),
         Command::Engine(a) => engine::run(a, env),
         Command::Search(a) => search::run(a),

@@ -140,13 +140,14 @@ fn generation_of_rating(r: &Rating, ids: &BTreeMap<String, u64>) -> Option<u64> 
         })
 }
 
-pub fn run(a: Args) -> Result<()> {
-    let records = read_generations(&a.run_dir.join("generations.jsonl"))?;
+/// A run's generations, each with its rating where it has one, the fixed
+/// ladder players on the same scale, and the anchor's name.
+fn gather(run_dir: &Path) -> Result<(Vec<Gen>, Vec<(String, f64)>, String)> {
+    let records = read_generations(&run_dir.join("generations.jsonl"))?;
     if records.is_empty() {
-        bail!("{}: no generation finished yet", a.run_dir.display());
+        bail!("{}: no generation finished yet", run_dir.display());
     }
-    let ratings: Option<RatingsFile> = match std::fs::read_to_string(a.run_dir.join("ratings.json"))
-    {
+    let ratings: Option<RatingsFile> = match std::fs::read_to_string(run_dir.join("ratings.json")) {
         Ok(t) => Some(serde_json::from_str(&t).context("reading ratings.json")?),
         Err(_) => None,
     };
@@ -154,7 +155,7 @@ pub fn run(a: Args) -> Result<()> {
     let anchor = ratings
         .as_ref()
         .map_or("the baseline".to_string(), |r| r.anchor.clone());
-    let ids = model_ids(&a.run_dir);
+    let ids = model_ids(run_dir);
     // Each rated player is a generation of this run or a fixed ladder
     // player, drawn as a labelled reference line.
     let mut by_generation: BTreeMap<u64, (f64, f64)> = BTreeMap::new();
@@ -188,6 +189,36 @@ pub fn run(a: Args) -> Result<()> {
                 .collect(),
         });
     }
+    Ok((gens, refs, anchor))
+}
+
+/// The numbers the charts draw, as JSON: the report's `report.json`, and
+/// what `brandubh serve` shows for a run.
+pub fn data(run_dir: &Path) -> Result<serde_json::Value> {
+    let (gens, refs, anchor) = gather(run_dir)?;
+    Ok(to_json(&gens, &refs, &anchor))
+}
+
+fn to_json(gens: &[Gen], refs: &[(String, f64)], anchor: &str) -> serde_json::Value {
+    let num = |x: f64| if x.is_finite() { Some(x) } else { None };
+    serde_json::json!({
+        "anchor": anchor,
+        "generations": gens.iter().map(|g| serde_json::json!({
+            "generation": g.iteration,
+            "hours": g.hours,
+            "elo": g.rating.map(|r| r.0),
+            "ci95": g.rating.map(|r| r.1),
+            "attacker_share": num(g.attacker_share),
+            "score_vs_baseline": g.score_vs_baseline,
+            "policy_loss": g.policy_loss,
+            "value_loss": g.value_loss,
+        })).collect::<Vec<_>>(),
+        "references": refs.iter().map(|(n, e)| serde_json::json!({"player": n, "elo": e})).collect::<Vec<_>>(),
+    })
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let (gens, refs, anchor) = gather(&a.run_dir)?;
     let out = a.out.clone().unwrap_or_else(|| a.run_dir.join("report"));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let run_name = a
@@ -342,16 +373,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     super::write_atomic(&out.join("report.md"), table.as_bytes())?;
     // The charts' data, for other tools and the tests.
-    let data = serde_json::json!({
-        "anchor": anchor,
-        "generations": gens.iter().map(|g| serde_json::json!({
-            "generation": g.iteration,
-            "hours": g.hours,
-            "elo": g.rating.map(|r| r.0),
-            "ci95": g.rating.map(|r| r.1),
-        })).collect::<Vec<_>>(),
-        "references": refs.iter().map(|(n, e)| serde_json::json!({"player": n, "elo": e})).collect::<Vec<_>>(),
-    });
+    let data = to_json(&gens, &refs, &anchor);
     super::write_atomic(
         &out.join("report.json"),
         serde_json::to_string_pretty(&data)
