@@ -15,6 +15,12 @@ pub struct LoopArgs {
     /// Run directory; an existing one is resumed where it stopped.
     #[arg(long, default_value = "runs/default")]
     run_dir: PathBuf,
+    /// Rule set (name or file) in place of the config's `rules`, so that
+    /// one config serves every rule set
+    /// (`--config configs/runs/strong.toml --rules raven`). A resumed run
+    /// needs the same value again.
+    #[arg(long)]
+    rules: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -84,9 +90,22 @@ fn config_text(path: &Option<PathBuf>) -> Result<Option<(String, String)>> {
 
 /// Opens the run in `dir` (a new one from `config`, or the built-in
 /// default, when there is none yet) and says which.
-pub fn open_run(config: &Option<PathBuf>, dir: &std::path::Path) -> Result<Run> {
-    let given = config_text(config)?;
+pub fn open_run(
+    config: &Option<PathBuf>,
+    rules: Option<&str>,
+    dir: &std::path::Path,
+) -> Result<Run> {
+    let mut given = config_text(config)?;
     let fresh = !dir.join("config.toml").exists();
+    if let Some(r) = rules {
+        let (t, f) = given.unwrap_or_else(|| {
+            (
+                DEFAULT_RUN.to_string(),
+                "configs/runs/default.toml".to_string(),
+            )
+        });
+        given = Some((with_rules(&t, r), format!("{f} with rules {r}")));
+    }
     let text = match (&given, fresh) {
         (Some((t, f)), _) => Some((t.as_str(), f.as_str())),
         (None, true) => Some((DEFAULT_RUN, "configs/runs/default.toml")),
@@ -104,8 +123,46 @@ pub fn open_run(config: &Option<PathBuf>, dir: &std::path::Path) -> Result<Run> 
     Ok(run)
 }
 
+/// The config text with its top-level `rules` line replaced (comments and
+/// layout kept, so the run's copy still reads as the config did).
+fn with_rules(text: &str, rules: &str) -> String {
+    let line = format!("rules = {}", toml_string(rules));
+    let mut out = Vec::new();
+    let mut done = false;
+    let mut in_table = false;
+    for l in text.lines() {
+        let t = l.trim_start();
+        in_table |= t.starts_with('[');
+        if !done && !in_table && t.starts_with("rules") && t[5..].trim_start().starts_with('=') {
+            out.push(line.clone());
+            done = true;
+        } else {
+            out.push(l.to_string());
+        }
+    }
+    if !done {
+        out.insert(0, line);
+    }
+    out.join("\n") + "\n"
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 pub fn run_loop(a: LoopArgs, env: &super::Env) -> Result<()> {
-    let mut run = open_run(&a.config, &a.run_dir)?;
+    let mut run = open_run(&a.config, a.rules.as_deref(), &a.run_dir)?;
     run.set_inference(env.inference);
     run.run(&Bars::new())?;
     println!(

@@ -20,6 +20,7 @@ const st = {
   analysis: null,
   clock: null,    // {attackers: s, defenders: s, lost: side|null, last: ms}
   records: [],
+  gameId: 0,
 };
 window.brandubh = st;
 
@@ -140,7 +141,6 @@ function draw() {
 
 // ---- moves ----
 
-const humanSides = () => ({ attackers: ["attackers", "both"], defenders: ["defenders", "both"] });
 function humanToMove() {
   const side = $("side").value;
   return side === "both" || side === st.view.side_to_move;
@@ -194,16 +194,19 @@ async function tryMove(mv) {
 async function engineMove() {
   if (st.thinking || gameOver() || st.at !== st.moves.length || !engineToMove()) return;
   st.thinking = true; draw();
-  const rules = st.rules, moves = st.moves.slice();
+  const id = st.gameId, moves = st.moves.slice();
   try {
-    const r = await api("/api/move", { rules, moves, player: $("opponent").value });
-    if (rules !== st.rules || moves.length !== st.moves.length) return; // a new game began meanwhile
+    const r = await api("/api/move", { rules: st.rules, moves, player: $("opponent").value });
+    if (id !== st.gameId) return; // the game changed meanwhile: the answer is for another position
     st.moves.push(r.move); st.at = st.moves.length; st.view = r.game;
     tickClock(true);
-  } catch (e) { say(e.message); }
-  finally { st.thinking = false; draw(); }
-  if ($("side").value === "none") setTimeout(engineMove, 50);
+  } catch (e) { if (id === st.gameId) say(e.message); }
+  finally { if (id === st.gameId) { st.thinking = false; draw(); } }
+  if (id === st.gameId && $("side").value === "none") setTimeout(engineMove, 50);
 }
+
+// A new game, a loaded one or a take-back: answers to earlier requests no longer apply.
+function changed() { st.gameId += 1; st.thinking = false; }
 
 // ---- clock ----
 
@@ -233,6 +236,7 @@ setInterval(() => { if (st.clock && st.at === st.moves.length) tickClock(false);
 // ---- games ----
 
 async function newGame() {
+  changed();
   st.rules = $("rules").value;
   st.moves = []; st.at = 0; st.selected = null; st.analysis = null;
   resetClock();
@@ -242,7 +246,7 @@ async function newGame() {
 }
 
 async function undo() {
-  if (st.thinking) return;
+  changed();
   let n = st.at;
   if (n === 0) return;
   n -= 1;
@@ -287,6 +291,7 @@ async function loadGame(rules, moves) {
   $("side").value = "none";
   if ([...$("rules").options].some((o) => o.value === rules)) $("rules").value = rules;
   rulesChanged(false);
+  changed();
   st.rules = rules; st.moves = moves; st.clock = null; clearAnalysis();
   await show(moves.length);
 }
@@ -316,6 +321,8 @@ async function openFile(file) {
 
 function clearAnalysis() {
   st.analysis = null;
+  st.chances = null;
+  $("chances").hidden = true;
   $("wdl").hidden = true;
   $("analysis-summary").textContent = "";
   $("lines").querySelector("thead").innerHTML = "";
@@ -347,7 +354,7 @@ async function analyse() {
     if (data.kind === "mcts") {
       showWdl(data.net.wdl, st.view.side_to_move);
       $("analysis-summary").textContent =
-        `${st.view.side_to_move} to move · best ${data.best} · value ${data.value.toFixed(3)} · ${data.simulations} simulations in ${data.seconds.toFixed(2)} s · net ${data.net.evaluator}`;
+        `${st.view.side_to_move} to move (the bar is their win/draw/loss) · best ${data.best} · value ${data.value.toFixed(3)} · ${data.simulations} simulations in ${data.seconds.toFixed(2)} s · net ${data.net.evaluator}`;
       head.innerHTML = "<tr><th>move</th><th>visits</th><th>prior</th><th>Q</th><th>W/D/L</th><th>line</th></tr>";
       for (const m of data.moves) {
         const tr = document.createElement("tr");
@@ -550,10 +557,11 @@ async function init() {
     };
   }
   net.setUp({ api, out: $("bout"), netSelect: $("bnet"), view: () => st.view, available: st.info.in_browser_net });
-  $("bload").onclick = () => net.load($("bnet").value);
-  $("bcheck").onclick = () => net.checkCard();
-  $("beval").onclick = () => net.evaluateBoard();
-  $("bbench").onclick = () => net.speed();
+  const shown = (p) => p.catch((e) => ($("bout").textContent = e.message));
+  $("bload").onclick = () => shown(net.load($("bnet").value));
+  $("bcheck").onclick = () => shown(net.checkCard());
+  $("beval").onclick = () => shown(net.evaluateBoard());
+  $("bbench").onclick = () => shown(net.speed());
   rulesChanged(false);
   await newGame();
   window.brandubhReady = true;
