@@ -221,3 +221,59 @@ fn opentafl_game_files_round_trip() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("line 1"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// One engine session: the script on standard input, the lines it answered.
+fn engine_session(args: &[&str], script: &str) -> Vec<String> {
+    let mut child = Command::new(bin())
+        .arg("engine")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// A net's engine needs no `--rules` when the host sends its rule set's
+/// string, and refuses other rules naming its own and what differs.
+#[test]
+fn a_net_engine_finds_its_rule_set_from_the_hosts_string() {
+    let player = ["--player", "mcts:model=models/modern,sims=32,threads=1"];
+    let modern = opentafl_string("modern");
+    let lines = engine_session(&player, &format!("rules {modern}\nplay attackers\n"));
+    assert_eq!(lines[0], "hello");
+    assert!(lines[1].starts_with("move "), "{lines:?}");
+    // OpenTafl's own Brandubh: unarmed king captured on four sides.
+    let opentafl = "dim:7 name:Brandubh esc:c surf:n atkf:y ka:n ks:s cenh: cenhe: start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/";
+    let lines = engine_session(&player, &format!("rules {opentafl}\nplay attackers\n"));
+    let refusal = lines[1..].join("\n");
+    assert!(refusal.starts_with("error 0 "), "{lines:?}");
+    assert!(
+        refusal.contains("the net plays rule set `modern`"),
+        "{refusal}"
+    );
+    assert!(refusal.contains(&modern), "{refusal}");
+    // With alpha-beta any rules play; modern's string plays modern in full.
+    let lines = engine_session(
+        &["--player", "alphabeta:depth=1"],
+        &format!("rules {opentafl}\nplay attackers\n"),
+    );
+    assert!(lines[1].starts_with("move "), "{lines:?}");
+}

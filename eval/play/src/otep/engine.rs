@@ -142,22 +142,22 @@ impl<W: Write> Engine<W> {
     }
 
     fn rules(&mut self, text: &str) -> std::io::Result<Flow> {
-        let preferred = self
-            .prefer
-            .iter()
-            .find(|r| opentafl_rules(r).0 == text)
-            .cloned();
-        let rules = match preferred {
-            Some(r) => r,
-            None => match from_opentafl(text) {
-                Ok(r) => Arc::new(r),
-                Err(e) => {
-                    self.rules = None;
-                    self.game = None;
-                    self.player = None;
-                    return self.error(&format!("rules not supported: {e}"));
-                }
-            },
+        let host = match from_opentafl(text) {
+            Ok(r) => Arc::new(r),
+            Err(e) => {
+                self.rules = None;
+                self.game = None;
+                self.player = None;
+                return self.error(&format!("rules not supported: {e}"));
+            }
+        };
+        let rules = match self.choose_rules(text, &host) {
+            Ok(r) => r,
+            Err(why) => {
+                self.rules = None;
+                self.game = None;
+                return self.error(&format!("player: {why}"));
+            }
         };
         self.rules = Some(rules);
         self.new_game();
@@ -240,6 +240,71 @@ impl<W: Write> Engine<W> {
         // A clock with neither side's time (both -1, no overtime): untimed.
         self.clocks = (!clocks.iter().all(no_time)).then_some(clocks);
         Ok(Flow::Continue)
+    }
+
+    /// The rule set to play for the host's string: a `--rules` set with
+    /// exactly that string; else one of our named sets whose string means
+    /// the same rules (it differs from the host's only in what a string
+    /// cannot carry) and that the player can play (a net plays only its
+    /// own rule set); else the rules as OpenTafl means them. A net that
+    /// fits none of these is refused, naming its rule set and how it
+    /// differs from the host's.
+    fn choose_rules(&self, text: &str, host: &Arc<RuleSet>) -> Result<Arc<RuleSet>, String> {
+        let same_string = |r: &RuleSet| {
+            from_opentafl(&opentafl_rules(r).0).is_ok_and(|parsed| parsed.hash == host.hash)
+        };
+        let named: Vec<Arc<RuleSet>> = brandubh_rules::BUILTIN
+            .iter()
+            .filter_map(|(n, _)| RuleSet::builtin(n).map(Arc::new))
+            .collect();
+        let mut candidates: Vec<Arc<RuleSet>> = self
+            .prefer
+            .iter()
+            .filter(|r| opentafl_rules(r).0 == text)
+            .cloned()
+            .collect();
+        candidates.extend(named.iter().filter(|r| same_string(r)).cloned());
+        candidates.push(host.clone());
+        let mut first_error = None;
+        for r in &candidates {
+            match self.build_player(r) {
+                Ok(_) => return Ok(r.clone()),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        let why = first_error.unwrap_or_default();
+        // A net for one of our rule sets: say which, and what differs.
+        for r in &named {
+            if self.build_player(r).is_ok() {
+                let theirs: Vec<String> = host.describe();
+                let differs: Vec<String> = r
+                    .describe()
+                    .into_iter()
+                    .filter(|l| !theirs.contains(l))
+                    .collect();
+                return Err(format!(
+                    "the net plays rule set `{}`, and the host's rules differ from it (`{}` has: {}); its OpenTafl string is {}",
+                    r.name(),
+                    r.name(),
+                    if differs.is_empty() {
+                        "nothing else".to_string()
+                    } else {
+                        differs.join("; ")
+                    },
+                    opentafl_rules(r).0
+                ));
+            }
+        }
+        Err(why)
+    }
+
+    fn build_player(&self, rules: &Arc<RuleSet>) -> Result<Box<dyn Player>, String> {
+        let seed = brandubh_rules::splitmix64(self.seed ^ self.games);
+        self.spec
+            .build(rules, seed, &self.ctx)
+            .map_err(|e| e.to_string())
     }
 
     fn ensure_player(&mut self) -> Result<(), String> {
