@@ -142,7 +142,7 @@ fn generation_of_rating(r: &Rating, ids: &BTreeMap<String, u64>) -> Option<u64> 
 
 /// A run's generations, each with its rating where it has one, the fixed
 /// ladder players on the same scale, and the anchor's name.
-fn gather(run_dir: &Path) -> Result<(Vec<Gen>, Vec<(String, f64)>, String)> {
+fn gather(run_dir: &Path) -> Result<Gathered> {
     let records = read_generations(&run_dir.join("generations.jsonl"))?;
     if records.is_empty() {
         bail!("{}: no generation finished yet", run_dir.display());
@@ -189,14 +189,22 @@ fn gather(run_dir: &Path) -> Result<(Vec<Gen>, Vec<(String, f64)>, String)> {
                 .collect(),
         });
     }
-    Ok((gens, refs, anchor))
+    Ok(Gathered { gens, refs, anchor })
+}
+
+/// What `gather` reads of a run.
+struct Gathered {
+    gens: Vec<Gen>,
+    /// Fixed players on the same scale: name, Elo.
+    refs: Vec<(String, f64)>,
+    anchor: String,
 }
 
 /// The numbers the charts draw, as JSON: the report's `report.json`, and
 /// what `brandubh serve` shows for a run.
 pub fn data(run_dir: &Path) -> Result<serde_json::Value> {
-    let (gens, refs, anchor) = gather(run_dir)?;
-    Ok(to_json(&gens, &refs, &anchor))
+    let g = gather(run_dir)?;
+    Ok(to_json(&g.gens, &g.refs, &g.anchor))
 }
 
 fn to_json(gens: &[Gen], refs: &[(String, f64)], anchor: &str) -> serde_json::Value {
@@ -218,7 +226,7 @@ fn to_json(gens: &[Gen], refs: &[(String, f64)], anchor: &str) -> serde_json::Va
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let (gens, refs, anchor) = gather(&a.run_dir)?;
+    let Gathered { gens, refs, anchor } = gather(&a.run_dir)?;
     let out = a.out.clone().unwrap_or_else(|| a.run_dir.join("report"));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let run_name = a
