@@ -454,9 +454,13 @@ function lineChart(cv, title, series, refs, yLabel) {
     c.fillStyle = col; c.fillText(s.name, W - R + 6, T + 12 + 14 * k);
   });
   c.setLineDash([4, 3]); c.strokeStyle = "#777"; c.fillStyle = "#555";
-  refs.forEach((r) => {
+  // Labels of close lines are pushed apart so that each stays readable.
+  let lastLabel = -Infinity;
+  [...refs].sort((a, b) => b.y - a.y).forEach((r) => {
     c.beginPath(); c.moveTo(L, Y(r.y)); c.lineTo(W - R, Y(r.y)); c.stroke();
-    c.fillText(r.name, W - R + 6, Y(r.y) + 4);
+    const at = Math.max(Y(r.y) + 4, lastLabel + 12);
+    c.fillText(`${r.name} ${r.y >= 0 ? "+" : ""}${r.y.toFixed(0)}`, W - R + 6, at);
+    lastLabel = at;
   });
   c.setLineDash([]);
 }
