@@ -52,6 +52,15 @@ pub struct Args {
     /// Print the summaries as JSON.
     #[arg(long)]
     json: bool,
+    /// A balance study (configs/balance/*.toml): rule sets or rule
+    /// variants, each played by a ladder of players and in cross-play, as
+    /// a run directory that resumes after a kill (docs/arena.md).
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["games", "attackers", "defenders"])]
+    sweep: Option<PathBuf>,
+    /// The study's directory (default: runs/balance-STEM); an existing one
+    /// is resumed, and only its report is rebuilt when every game is in.
+    #[arg(long, requires = "sweep")]
+    run_dir: Option<PathBuf>,
 }
 
 fn load_games(paths: &[PathBuf]) -> Result<Vec<GameOutcome>> {
@@ -193,6 +202,9 @@ fn human_section(rows: &[Balance]) -> String {
 }
 
 pub fn run(a: Args, env: &super::Env) -> Result<()> {
+    if let Some(file) = &a.sweep {
+        return super::sweep::run(file, a.run_dir.as_deref(), a.threads, env);
+    }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let from_files = !a.games.is_empty();
     let games = if from_files {

@@ -17,6 +17,7 @@ mod search;
 mod selfplay;
 mod serve;
 mod show;
+mod sweep;
 mod tune;
 mod worker;
 

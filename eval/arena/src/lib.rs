@@ -13,6 +13,7 @@ pub mod opening;
 pub mod ratings;
 pub mod record;
 pub mod stats;
+pub mod sweep;
 pub mod tune;
 
 pub use config::{MatchConfig, TimeControl};

@@ -1,0 +1,650 @@
+//! Balance studies: for each rule set or rule variant, the attackers' share
+//! from players of several strengths (a ladder) and from cross-play
+//! between two kinds of player, kept as a run directory that resumes
+//! after a kill. A variant is a rule set as it stands, or a base rule set
+//! with options changed (`set = { "end.encirclement" = false }`).
+//!
+//! Games are played in chunks of `chunk` openings, each written whole
+//! (`games/VARIANT/CELL/chunk-NNNN.jsonl`, arena game records) once it is
+//! done, so a kill loses at most the chunks in flight, and the report is
+//! rebuilt from the files alone.
+
+use crate::balance::{summarise, Balance, GameOutcome};
+use crate::{parse_records, run_match, ArenaError, GameRecord, MatchConfig, OpeningFilter};
+use brandubh_play::{PlayContext, PlayerSpec};
+use brandubh_rules::ruleset::RuleOptions;
+use brandubh_rules::{splitmix64, RuleSet};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A study file (`configs/balance/*.toml`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepConfig {
+    /// The rule set (name or file) that variants with `set` start from.
+    #[serde(default)]
+    pub base: Option<String>,
+    /// Openings per cell; each is one game.
+    #[serde(default = "default_pairs")]
+    pub pairs: u64,
+    /// Openings per file: a kill loses at most one chunk per worker.
+    #[serde(default = "default_chunk")]
+    pub chunk: u64,
+    /// Random plies from the start before the players take over.
+    #[serde(default = "default_openings")]
+    pub openings: u32,
+    /// Redraw openings a search scores more than this far from the start
+    /// (an attacker man is 100); 0 keeps every random opening.
+    #[serde(default = "default_balanced")]
+    pub balanced: u32,
+    /// Games still going at this many plies are unfinished.
+    #[serde(default = "default_max_plies")]
+    pub max_plies: u32,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// The players, weakest first, each playing both sides.
+    #[serde(default)]
+    pub ladder: Vec<String>,
+    #[serde(default, rename = "variant")]
+    pub variants: Vec<VariantConfig>,
+}
+
+fn default_pairs() -> u64 {
+    100
+}
+fn default_chunk() -> u64 {
+    10
+}
+fn default_openings() -> u32 {
+    4
+}
+fn default_balanced() -> u32 {
+    150
+}
+fn default_max_plies() -> u32 {
+    500
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// One rule set or rule variant of a study.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantConfig {
+    /// The variant's name in the report (default: the rule set's name).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A rule set (name or file) as it stands; without it, `base`.
+    #[serde(default)]
+    pub rules: Option<String>,
+    /// Options changed from the rule set, by dotted key as in a rule-set
+    /// file (`"hostile.empty_throne" = []`, `"king.hammer" = false`).
+    #[serde(default)]
+    pub set: toml::Table,
+    /// A ladder of this variant's own (a net trained for it, say) in place
+    /// of the study's.
+    #[serde(default)]
+    pub ladder: Option<Vec<String>>,
+    /// Pairs of players for the cross-play check, `[A, B]`: A and B each
+    /// play themselves and each other from both sides.
+    #[serde(default)]
+    pub cross: Vec<[String; 2]>,
+}
+
+/// Why a study could not be set up or run.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error("{file}: {why}")]
+    Config { file: String, why: String },
+    #[error(transparent)]
+    Arena(#[from] ArenaError),
+}
+
+/// A variant ready to play: its name, rules and the cells to fill.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub name: String,
+    pub rules: Arc<RuleSet>,
+    /// The ladder's players, weakest first.
+    pub ladder: Vec<String>,
+    pub cross: Vec<[String; 2]>,
+    /// Every (attackers, defenders) pairing to play, each once.
+    pub cells: Vec<(String, String)>,
+}
+
+/// A name safe as one path component.
+fn slug(text: &str) -> String {
+    let s: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let s = s.trim_matches('_').chars().take(60).collect::<String>();
+    format!("{s}-{:08x}", splitmix64(fnv(text)) as u32)
+}
+
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Sets `path` (dotted) in `table` to `value`; the key must already exist,
+/// so a misspelt option is an error, not a silent no-op.
+fn set_dotted(table: &mut toml::Table, path: &str, value: toml::Value) -> Result<(), String> {
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let last = parts.pop().unwrap_or_default();
+    let mut t = table;
+    for p in parts {
+        t = t
+            .get_mut(p)
+            .and_then(|v| v.as_table_mut())
+            .ok_or_else(|| format!("`{path}`: no section `{p}` in a rule set"))?;
+    }
+    if !t.contains_key(last) {
+        return Err(format!("`{path}`: no option `{last}` in a rule set"));
+    }
+    t.insert(last.to_string(), value);
+    Ok(())
+}
+
+/// The rules of `base` with the options in `set` changed, named `name`.
+pub fn variant_rules(base: &RuleSet, set: &toml::Table, name: &str) -> Result<RuleSet, String> {
+    let mut table = match toml::Value::try_from(&base.options).map_err(|e| e.to_string())? {
+        toml::Value::Table(t) => t,
+        _ => return Err("rule options are not a table".into()),
+    };
+    for (k, v) in set {
+        set_dotted(&mut table, k, v.clone())?;
+    }
+    table.insert("name".into(), toml::Value::String(name.to_string()));
+    let options: RuleOptions = toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| e.message().to_string())?;
+    RuleSet::from_options(options, name).map_err(|e| e.to_string())
+}
+
+impl SweepConfig {
+    pub fn parse(text: &str, file: &str) -> Result<SweepConfig, SweepError> {
+        let cfg: SweepConfig = toml::from_str(text).map_err(|e| SweepError::Config {
+            file: file.to_string(),
+            why: e.to_string(),
+        })?;
+        let bad = |why: String| SweepError::Config {
+            file: file.to_string(),
+            why,
+        };
+        if cfg.variants.is_empty() {
+            return Err(bad("no [[variant]]".into()));
+        }
+        if cfg.pairs == 0 || cfg.chunk == 0 {
+            return Err(bad("`pairs` and `chunk` must be at least 1".into()));
+        }
+        Ok(cfg)
+    }
+
+    /// The variants with their rules and cells; `load` reads a rule set
+    /// by name or path.
+    pub fn variants(
+        &self,
+        file: &str,
+        load: &dyn Fn(&str) -> Result<RuleSet, String>,
+    ) -> Result<Vec<Variant>, SweepError> {
+        let bad = |why: String| SweepError::Config {
+            file: file.to_string(),
+            why,
+        };
+        let base = match &self.base {
+            Some(b) => Some(load(b).map_err(|e| bad(format!("base: {e}")))?),
+            None => None,
+        };
+        let mut out: Vec<Variant> = Vec::new();
+        for (i, v) in self.variants.iter().enumerate() {
+            let what = format!("variant {}", i + 1);
+            let rules = match (&v.rules, &base) {
+                (Some(r), _) => load(r).map_err(|e| bad(format!("{what}: {e}")))?,
+                (None, Some(b)) => b.clone(),
+                (None, None) => return Err(bad(format!("{what}: no `rules` and no `base`"))),
+            };
+            let name = v.name.clone().unwrap_or_else(|| rules.name().to_string());
+            let rules = if v.set.is_empty() {
+                rules
+            } else {
+                variant_rules(&rules, &v.set, &name)
+                    .map_err(|e| bad(format!("{what} ({name}): {e}")))?
+            };
+            if out.iter().any(|o| o.name == name) {
+                return Err(bad(format!("{what}: a second variant named `{name}`")));
+            }
+            let ladder = v.ladder.clone().unwrap_or_else(|| self.ladder.clone());
+            for spec in ladder.iter().chain(v.cross.iter().flatten()) {
+                PlayerSpec::parse(spec).map_err(|e| bad(format!("{what} ({name}): {e}")))?;
+            }
+            let mut cells: Vec<(String, String)> = Vec::new();
+            let mut add = |a: &str, d: &str| {
+                let c = (a.to_string(), d.to_string());
+                if !cells.contains(&c) {
+                    cells.push(c);
+                }
+            };
+            for p in &ladder {
+                add(p, p);
+            }
+            for [a, b] in &v.cross {
+                add(a, a);
+                add(b, b);
+                add(a, b);
+                add(b, a);
+            }
+            if cells.is_empty() {
+                return Err(bad(format!("{what} ({name}): no ladder and no cross-play")));
+            }
+            out.push(Variant {
+                name,
+                rules: Arc::new(rules),
+                ladder,
+                cross: v.cross.clone(),
+                cells,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The chunks of a cell: (index, openings in it).
+    pub fn chunks(&self) -> Vec<(u64, u64)> {
+        (0..self.pairs.div_ceil(self.chunk))
+            .map(|k| (k, self.chunk.min(self.pairs - k * self.chunk)))
+            .collect()
+    }
+}
+
+/// Where a cell's chunk lives in the study directory.
+pub fn chunk_path(dir: &Path, variant: &str, cell: &(String, String), chunk: u64) -> PathBuf {
+    dir.join("games")
+        .join(slug(variant))
+        .join(slug(&format!("{} vs {}", cell.0, cell.1)))
+        .join(format!("chunk-{chunk:04}.jsonl"))
+}
+
+/// One chunk of one cell of a variant: (index, openings).
+#[derive(Clone, Copy, Debug)]
+pub struct Chunk<'a> {
+    pub variant: &'a Variant,
+    pub cell: &'a (String, String),
+    pub chunk: (u64, u64),
+}
+
+/// Plays one chunk of a cell and writes it whole. Its openings come from
+/// the study's seed, the variant, the cell and the chunk, so a resumed
+/// study plays the same games.
+pub fn play_chunk(
+    cfg: &SweepConfig,
+    dir: &Path,
+    job: Chunk<'_>,
+    threads: usize,
+    ctx: &Arc<PlayContext>,
+    progress: &(dyn Fn(&GameRecord) + Sync),
+) -> Result<PathBuf, SweepError> {
+    let Chunk {
+        variant,
+        cell,
+        chunk,
+    } = job;
+    let path = chunk_path(dir, &variant.name, cell, chunk.0);
+    let io = |source: std::io::Error| ArenaError::Io {
+        path: path.clone(),
+        source,
+    };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(io)?;
+    }
+    let seed = splitmix64(
+        cfg.seed
+            ^ splitmix64(
+                fnv(&variant.name)
+                    ^ splitmix64(fnv(&cell.0) ^ fnv(&cell.1).rotate_left(17) ^ chunk.0),
+            ),
+    );
+    let mc = MatchConfig {
+        rules: variant.rules.clone(),
+        a: PlayerSpec::parse(&cell.0).map_err(ArenaError::from)?,
+        b: PlayerSpec::parse(&cell.1).map_err(ArenaError::from)?,
+        pairs: chunk.1,
+        openings: cfg.openings,
+        seed,
+        max_plies: cfg.max_plies,
+        threads,
+        sprt: None,
+        // One game per opening, A attacking: the cell names who attacks.
+        swap_sides: false,
+        balanced: (cfg.balanced > 0).then_some(OpeningFilter {
+            margin: cfg.balanced.min(i32::MAX as u32) as i32,
+            nodes: 300_000,
+        }),
+        clock: None,
+        ctx: ctx.clone(),
+    };
+    let (_, games) = run_match(&mc, None, progress)?;
+    let mut text = String::new();
+    for g in &games {
+        text.push_str(&serde_json::to_string(g).expect("a record serialises"));
+        text.push('\n');
+    }
+    brandubh_durable::write(&path, text.as_bytes()).map_err(io)?;
+    Ok(path)
+}
+
+/// The games of a cell found in the study directory (whole chunks only).
+pub fn cell_games(
+    dir: &Path,
+    variant: &str,
+    cell: &(String, String),
+) -> Result<Vec<GameRecord>, SweepError> {
+    let folder = chunk_path(dir, variant, cell, 0)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&folder) {
+        Ok(rd) => rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("chunk-") && n.ends_with(".jsonl"))
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).map_err(|source| ArenaError::Io {
+            path: f.clone(),
+            source,
+        })?;
+        out.extend(parse_records(&text, &f)?);
+    }
+    Ok(out)
+}
+
+/// One cell's balance.
+#[derive(Clone, Debug, Serialize)]
+pub struct CellResult {
+    pub attackers: String,
+    pub defenders: String,
+    pub balance: Balance,
+}
+
+/// The cross-play check for one pair of players A, B: with each player's
+/// attack and defence as separate strengths, A's self-play share minus
+/// B-attacking-A's measures A's attack against B's, and A-attacking-B's
+/// minus A's self-play measures B's defence against A's. When A's
+/// self-play share lies outside the interval of the cross-play mean, A's
+/// two sides are not as strong as each other relative to B, and A's
+/// balance figure is player-limited.
+#[derive(Clone, Debug, Serialize)]
+pub struct CrossCheck {
+    pub a: String,
+    pub b: String,
+    /// Attackers' shares (wins; draws count half) of A–A, B–B, A–B, B–A
+    /// (attackers first).
+    pub aa: f64,
+    pub bb: f64,
+    pub ab: f64,
+    pub ba: f64,
+    /// The mean of the two cross-play shares and its 95 % interval.
+    pub cross_mean: f64,
+    pub cross_ci95: [f64; 2],
+    pub a_agrees: bool,
+    pub b_agrees: bool,
+    /// In words: which player's which side is weaker, when one is.
+    pub verdict: String,
+}
+
+/// The attackers' points share (draws half) and its 95 % normal interval.
+fn points(b: &Balance) -> (f64, f64) {
+    let n = b.games.max(1) as f64;
+    let p = (b.attackers.count as f64 + 0.5 * b.draws.count as f64) / n;
+    let se = (p * (1.0 - p) / n).sqrt().max(0.5 / n);
+    (p, se)
+}
+
+pub fn cross_check(
+    a: &str,
+    b: &str,
+    aa: &Balance,
+    bb: &Balance,
+    ab: &Balance,
+    ba: &Balance,
+) -> CrossCheck {
+    let (paa, saa) = points(aa);
+    let (pbb, sbb) = points(bb);
+    let (pab, sab) = points(ab);
+    let (pba, sba) = points(ba);
+    let mean = (pab + pba) / 2.0;
+    let se = (sab * sab + sba * sba).sqrt() / 2.0;
+    // A self-play share agrees when the two intervals overlap.
+    let agrees = |p: f64, s: f64| (p - mean).abs() <= 1.96 * (s * s + se * se).sqrt();
+    let (a_agrees, b_agrees) = (agrees(paa, saa), agrees(pbb, sbb));
+    let differs =
+        |x: f64, sx: f64, y: f64, sy: f64| (x - y).abs() > 1.96 * (sx * sx + sy * sy).sqrt();
+    let mut notes = Vec::new();
+    // Same defenders (A), different attackers: A's attack against B's.
+    if differs(paa, saa, pba, sba) {
+        let weaker = if paa < pba { a } else { b };
+        notes.push(format!(
+            "`{weaker}` attacks worse (against the same defenders)"
+        ));
+    }
+    // Same attackers (A), different defenders: B's defence against A's.
+    if differs(pab, sab, paa, saa) {
+        let weaker = if pab > paa { b } else { a };
+        notes.push(format!(
+            "`{weaker}` defends worse (against the same attackers)"
+        ));
+    }
+    let verdict = if a_agrees && b_agrees {
+        if notes.is_empty() {
+            "consistent: self-play and cross-play agree".to_string()
+        } else {
+            format!(
+                "self-play agrees with cross-play, though {}",
+                notes.join("; ")
+            )
+        }
+    } else {
+        let who: Vec<&str> = [(a, a_agrees), (b, b_agrees)]
+            .iter()
+            .filter(|(_, ok)| !ok)
+            .map(|(n, _)| *n)
+            .collect();
+        format!(
+            "player-limited: the self-play share of `{}` is off the cross-play mean{}",
+            who.join("` and `"),
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", notes.join("; "))
+            }
+        )
+    };
+    CrossCheck {
+        a: a.into(),
+        b: b.into(),
+        aa: paa,
+        bb: pbb,
+        ab: pab,
+        ba: pba,
+        cross_mean: mean,
+        cross_ci95: [(mean - 1.96 * se).max(0.0), (mean + 1.96 * se).min(1.0)],
+        a_agrees,
+        b_agrees,
+        verdict,
+    }
+}
+
+/// A variant's results: each cell, the ladder's shares in order, and the
+/// cross-play checks.
+#[derive(Clone, Debug, Serialize)]
+pub struct VariantResult {
+    pub name: String,
+    pub rules_hash: String,
+    pub cells: Vec<CellResult>,
+    /// The ladder's self-play balance, weakest first (cells with games).
+    pub ladder: Vec<CellResult>,
+    pub cross: Vec<CrossCheck>,
+    /// Whether the ladder's top two rungs agree within their intervals.
+    pub settled: Option<bool>,
+}
+
+/// Summarises what the directory holds for each variant.
+pub fn results(dir: &Path, variants: &[Variant]) -> Result<Vec<VariantResult>, SweepError> {
+    let mut out = Vec::new();
+    for v in variants {
+        let mut cells = Vec::new();
+        for cell in &v.cells {
+            let games = cell_games(dir, &v.name, cell)?;
+            let outcomes: Vec<GameOutcome> = games.iter().map(GameOutcome::from).collect();
+            let refs: Vec<&GameOutcome> = outcomes.iter().collect();
+            cells.push(CellResult {
+                attackers: cell.0.clone(),
+                defenders: cell.1.clone(),
+                balance: summarise(&v.name, &format!("{} vs {}", cell.0, cell.1), &refs),
+            });
+        }
+        let find = |a: &str, d: &str| {
+            cells
+                .iter()
+                .find(|c| c.attackers == a && c.defenders == d && c.balance.games > 0)
+                .cloned()
+        };
+        let ladder: Vec<CellResult> = v.ladder.iter().filter_map(|p| find(p, p)).collect();
+        let cross = v
+            .cross
+            .iter()
+            .filter_map(|[a, b]| {
+                Some(cross_check(
+                    a,
+                    b,
+                    &find(a, a)?.balance,
+                    &find(b, b)?.balance,
+                    &find(a, b)?.balance,
+                    &find(b, a)?.balance,
+                ))
+            })
+            .collect();
+        let settled = (ladder.len() >= 2).then(|| {
+            let x = &ladder[ladder.len() - 1].balance;
+            let y = &ladder[ladder.len() - 2].balance;
+            let (px, sx) = points(x);
+            let (py, sy) = points(y);
+            (px - py).abs() <= 1.96 * (sx * sx + sy * sy).sqrt()
+        });
+        out.push(VariantResult {
+            name: v.name.clone(),
+            rules_hash: format!("{:016x}", v.rules.hash),
+            cells,
+            ladder,
+            cross,
+            settled,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brandubh_play::ending::RecordResult;
+
+    fn bal(att: u64, def: u64, draw: u64) -> Balance {
+        let mut games = Vec::new();
+        for (n, r) in [
+            (att, RecordResult::AttackersWin),
+            (def, RecordResult::DefendersWin),
+            (draw, RecordResult::Draw),
+        ] {
+            for _ in 0..n {
+                games.push(GameOutcome {
+                    rules: "x".into(),
+                    group: "g".into(),
+                    result: r,
+                    reason: None,
+                    plies: 40,
+                });
+            }
+        }
+        let refs: Vec<&GameOutcome> = games.iter().collect();
+        summarise("x", "g", &refs)
+    }
+
+    #[test]
+    fn a_player_with_weak_attackers_is_flagged() {
+        // A (net) attacks badly: against the same defenders (A) its
+        // attackers win 10 %, B's 50 %; B and A defend alike.
+        let c = cross_check(
+            "net",
+            "ab",
+            &bal(10, 90, 0),
+            &bal(50, 50, 0),
+            &bal(10, 90, 0),
+            &bal(50, 50, 0),
+        );
+        assert!(!c.a_agrees, "{c:?}");
+        assert!(c.verdict.starts_with("player-limited"), "{}", c.verdict);
+        assert!(c.verdict.contains("`net` attacks worse"), "{}", c.verdict);
+        assert!(!c.verdict.contains("defends worse"), "{}", c.verdict);
+    }
+
+    #[test]
+    fn equal_players_agree() {
+        let c = cross_check(
+            "a",
+            "b",
+            &bal(40, 60, 0),
+            &bal(42, 58, 0),
+            &bal(41, 59, 0),
+            &bal(40, 60, 0),
+        );
+        assert!(c.a_agrees && c.b_agrees, "{c:?}");
+        assert!(c.verdict.starts_with("consistent"), "{}", c.verdict);
+    }
+
+    #[test]
+    fn a_variant_changes_only_its_options_and_refuses_unknown_ones() {
+        let base = RuleSet::builtin("wtf").unwrap();
+        let mut set = toml::Table::new();
+        set.insert("end.encirclement".into(), toml::Value::Boolean(false));
+        set.insert("end.quiet_ply_limit".into(), toml::Value::Integer(0));
+        let v = variant_rules(&base, &set, "wtf, no encirclement").unwrap();
+        assert!(!v.options.end.encirclement);
+        assert_eq!(v.options.end.quiet_ply_limit, 0);
+        // Just those two options: it plays as wtf-plain does.
+        assert_eq!(v.hash, RuleSet::builtin("wtf-plain").unwrap().hash);
+        let mut bad = toml::Table::new();
+        bad.insert("end.encirclment".into(), toml::Value::Boolean(false));
+        let e = variant_rules(&base, &bad, "typo").unwrap_err();
+        assert!(e.contains("no option `encirclment`"), "{e}");
+        let mut wrong = toml::Table::new();
+        wrong.insert("king.hammer".into(), toml::Value::Integer(3));
+        assert!(variant_rules(&base, &wrong, "wrong type").is_err());
+    }
+
+    #[test]
+    fn chunks_cover_every_opening_once() {
+        let cfg = SweepConfig::parse(
+            "pairs = 25\nchunk = 10\n[[variant]]\nrules = \"wtf\"\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(cfg.chunks(), vec![(0, 10), (1, 10), (2, 5)]);
+    }
+}

@@ -1,0 +1,167 @@
+//! `brandubh balance --sweep`: a study is a run directory that resumes
+//! after a kill and ends with the report an unkilled study gives.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const STUDY: &str = r#"
+base = "wtf"
+pairs = 6
+chunk = 2
+openings = 4
+balanced = 0
+max_plies = 200
+seed = 3
+ladder = ["alphabeta:depth=1", "alphabeta:depth=3"]
+
+[[variant]]
+name = "wtf"
+
+[[variant]]
+name = "king unarmed"
+set = { "king.hammer" = false, "king.anvil" = false }
+cross = [["random", "alphabeta:depth=1"]]
+"#;
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("brandubh-sweep-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn sweep(study: &Path, run: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_brandubh"))
+        .args(["balance", "--sweep"])
+        .arg(study)
+        .arg("--run-dir")
+        .arg(run)
+        .output()
+        .unwrap()
+}
+
+fn chunks(run: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![run.join("games")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_killed_study_resumes_to_the_same_report() {
+    let base = dir("resume");
+    let study = base.join("study.toml");
+    std::fs::write(&study, STUDY).unwrap();
+    // Uninterrupted.
+    let whole = base.join("whole");
+    let out = sweep(&study, &whole);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = std::fs::read_to_string(whole.join("report/sweep.json")).unwrap();
+    // The first variant: its 2 ladder cells; the second: those, plus
+    // random–random and the two cross pairings (alphabeta:depth=1 against
+    // itself is a ladder cell already); 3 chunks each.
+    assert_eq!(chunks(&whole).len(), (2 + 2 + 3) * 3);
+    assert!(whole.join("report/sweep.png").is_file());
+    assert!(whole.join("report/strength-king_unarmed.png").is_file());
+    let md = std::fs::read_to_string(whole.join("report/sweep.md")).unwrap();
+    assert!(md.contains("| random | alphabeta:depth=1 |"), "{md}");
+
+    // Killed once some chunks are written, then resumed.
+    let killed = base.join("killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_brandubh"))
+        .args(["balance", "--sweep"])
+        .arg(&study)
+        .arg("--run-dir")
+        .arg(&killed)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(120);
+    while chunks(&killed).len() < 2 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = chunks(&killed).len();
+    assert!(
+        before >= 2 && before < chunks(&whole).len(),
+        "killed after {before} chunks"
+    );
+    let out = sweep(&study, &killed);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("resuming the study"), "{text}");
+    assert!(text.contains("played"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(killed.join("report/sweep.json")).unwrap(),
+        report,
+        "the resumed study's report equals the unkilled one's"
+    );
+    // A finished study only rebuilds its report.
+    let done = chunks(&killed);
+    assert_eq!(done.len(), chunks(&whole).len());
+    let out = sweep(&study, &killed);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("played"));
+    assert_eq!(chunks(&killed), done);
+}
+
+#[test]
+fn a_bad_study_is_refused_with_what_is_wrong() {
+    let base = dir("bad");
+    let cases = [
+        ("base = \"wtf\"\n[[variant]]\nset = { \"end.encirclment\" = false }\nladder = [\"random\"]\n", "no option `encirclment`"),
+        ("[[variant]]\nladder = [\"random\"]\n", "no `rules` and no `base`"),
+        ("base = \"wtf\"\n[[variant]]\nladder = [\"alphabeta:depth=0\"]\n", "alphabeta:depth=0"),
+        ("base = \"wtf\"\n[[variant]]\n", "no ladder and no cross-play"),
+        ("base = \"wtf\"\npairs = 0\n[[variant]]\nladder = [\"random\"]\n", "at least 1"),
+        ("bas = \"wtf\"\n", "unknown field"),
+    ];
+    for (i, (text, words)) in cases.iter().enumerate() {
+        let study = base.join(format!("s{i}.toml"));
+        std::fs::write(&study, text).unwrap();
+        let out = sweep(&study, &base.join(format!("run{i}")));
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(words), "{text}: {err}");
+        assert!(
+            err.contains(&format!("s{i}.toml")),
+            "the error names the file: {err}"
+        );
+    }
+    // A run directory holding another study is not overwritten.
+    let study = base.join("ok.toml");
+    std::fs::write(
+        &study,
+        "base = \"wtf\"\npairs = 1\nchunk = 1\n[[variant]]\nladder = [\"random\"]\n",
+    )
+    .unwrap();
+    assert!(sweep(&study, &base.join("run-ok")).status.success());
+    std::fs::write(
+        &study,
+        "base = \"wtf\"\npairs = 2\nchunk = 1\n[[variant]]\nladder = [\"random\"]\n",
+    )
+    .unwrap();
+    let out = sweep(&study, &base.join("run-ok"));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("different config"));
+}
