@@ -1026,6 +1026,14 @@ fn report_rates_each_generation_as_ratings_does() {
         rated, 2,
         "both generations of the tiny run are rated: {report}"
     );
+    // CPU-hours are positive and grow with each generation, and their
+    // chart is drawn.
+    let cpu: Vec<f64> = gens
+        .iter()
+        .map(|g| g["cpu_hours"].as_f64().unwrap())
+        .collect();
+    assert!(cpu[0] > 0.0 && cpu[1] > cpu[0], "{cpu:?}");
+    assert!(report_dir.join("elo_by_cpu_hour.png").is_file());
     // No generation is drawn as a fixed reference player.
     for r in report["references"].as_array().unwrap() {
         assert!(!r["player"].as_str().unwrap().starts_with("mcts:"), "{r}");

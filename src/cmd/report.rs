@@ -27,6 +27,8 @@ pub struct Args {
 struct Gen {
     iteration: u64,
     hours: f64,
+    /// Cumulative CPU-hours, while every record so far has them.
+    cpu_hours: Option<f64>,
     attacker_share: f64,
     score_vs_baseline: Option<f64>,
     policy_loss: Option<f64>,
@@ -47,6 +49,8 @@ struct GenerationLine {
     train_seconds: f64,
     #[serde(default)]
     eval_seconds: f64,
+    #[serde(default)]
+    cpu_seconds: Option<f64>,
     #[serde(default = "not_a_number")]
     attacker_share: f64,
     score_vs_baseline: Option<f64>,
@@ -169,14 +173,17 @@ fn gather(run_dir: &Path) -> Result<Gathered> {
         }
     }
     let mut hours = 0.0;
+    let mut cpu_hours = Some(0.0);
     let mut gens = Vec::new();
     for r in &records {
         hours += (r.selfplay_seconds + r.train_seconds + r.eval_seconds) / 3600.0;
+        cpu_hours = cpu_hours.zip(r.cpu_seconds).map(|(h, c)| h + c / 3600.0);
         let iteration = r.iteration;
         let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
         gens.push(Gen {
             iteration,
             hours,
+            cpu_hours,
             attacker_share: r.attacker_share,
             score_vs_baseline: r.score_vs_baseline,
             policy_loss: finite(r.final_policy_loss),
@@ -214,6 +221,7 @@ fn to_json(gens: &[Gen], refs: &[(String, f64)], anchor: &str) -> serde_json::Va
         "generations": gens.iter().map(|g| serde_json::json!({
             "generation": g.iteration,
             "hours": g.hours,
+            "cpu_hours": g.cpu_hours,
             "elo": g.rating.map(|r| r.0),
             "ci95": g.rating.map(|r| r.1),
             "attacker_share": num(g.attacker_share),
@@ -267,6 +275,23 @@ pub fn run(a: Args) -> Result<()> {
             }],
             refs.clone(),
         ),
+    ];
+    if gens.iter().all(|g| g.cpu_hours.is_some()) {
+        charts.push((
+            "elo_by_cpu_hour",
+            format!("{run_name}: rating per CPU-hour"),
+            (
+                "CPU-hours (every thread of the run's process)",
+                y_elo.as_str(),
+            ),
+            vec![Series {
+                name: "net of each generation".into(),
+                points: rating_points(&|g| g.cpu_hours.unwrap_or(0.0)),
+            }],
+            refs.clone(),
+        ));
+    }
+    charts.extend([
         (
             "attacker_share",
             format!("{run_name}: self-play results"),
@@ -311,7 +336,7 @@ pub fn run(a: Args) -> Result<()> {
             ],
             vec![],
         ),
-    ];
+    ]);
     let mut times: Vec<u64> = gens
         .iter()
         .flat_map(|g| g.equal_time.iter().map(|t| t.0))

@@ -484,13 +484,13 @@ async function showRun() {
         [{ name: "policy", points: gens.filter((g) => g.policy_loss != null).map((g) => [g.generation, g.policy_loss]) },
          { name: "value", points: gens.filter((g) => g.value_loss != null).map((g) => [g.generation, g.value_loss]) }], [], "loss");
       const head = $("run-table").querySelector("thead"), body = $("run-table").querySelector("tbody");
-      head.innerHTML = "<tr><th>generation</th><th>hours</th><th>attackers' share</th><th>score vs anchor</th><th>Elo (95 % CI)</th></tr>";
+      head.innerHTML = "<tr><th>generation</th><th>hours</th><th>CPU-hours</th><th>attackers' share</th><th>score vs anchor</th><th>Elo (95 % CI)</th></tr>";
       body.innerHTML = "";
       for (const g of gens) {
         const tr = document.createElement("tr");
         const elo = g.elo === null || g.elo === undefined ? "—" : `${g.elo >= 0 ? "+" : ""}${g.elo.toFixed(0)} ± ${g.ci95.toFixed(0)}`;
         const score = g.score_vs_baseline === null || g.score_vs_baseline === undefined ? "—" : pct(g.score_vs_baseline);
-        tr.innerHTML = `<td>${g.generation}</td><td>${g.hours.toFixed(2)}</td><td>${Number.isFinite(g.attacker_share) ? pct(g.attacker_share) : "—"}</td><td>${score}</td><td>${elo}</td>`;
+        tr.innerHTML = `<td>${g.generation}</td><td>${g.hours.toFixed(2)}</td><td>${g.cpu_hours == null ? "—" : g.cpu_hours.toFixed(2)}</td><td>${Number.isFinite(g.attacker_share) ? pct(g.attacker_share) : "—"}</td><td>${score}</td><td>${elo}</td>`;
         body.appendChild(tr);
       }
     }

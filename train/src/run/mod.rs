@@ -13,7 +13,7 @@ mod record;
 mod selfplay;
 mod training;
 
-pub use record::{EqualTime, IterationRecord, RunError};
+pub use record::{process_cpu_seconds, EqualTime, IterationRecord, RunError};
 
 use crate::config::{Gating, RunConfig};
 use crate::data::{window, WindowSampler};
@@ -344,25 +344,42 @@ impl Run {
         let it = self.state.iteration + 1;
         let timing_path = self.dir.join(format!("selfplay/iter-{it:04}.timing.json"));
         let t0 = Instant::now();
+        let cpu0 = process_cpu_seconds();
         if self.state.phase == Phase::SelfPlay {
             match self.workers {
                 Some(poll) => self.wait_for_workers(it, poll, progress)?,
                 None => self.selfplay_phase(it, progress, tb)?,
             }
             self.teacher_phase(it, progress)?;
+            let cpu = match (cpu0, process_cpu_seconds()) {
+                (Some(a), Some(b)) => format!(", \"selfplay_cpu_seconds\": {}", b - a),
+                _ => String::new(),
+            };
             write_atomic(
                 &timing_path,
-                format!("{{\"selfplay_seconds\": {}}}", t0.elapsed().as_secs_f64()).as_bytes(),
+                format!(
+                    "{{\"selfplay_seconds\": {}{cpu}}}",
+                    t0.elapsed().as_secs_f64()
+                )
+                .as_bytes(),
             )?;
             self.state.phase = Phase::Train;
             self.save_state()?;
         }
-        let selfplay_seconds = std::fs::read_to_string(&timing_path)
+        let timing = std::fs::read_to_string(&timing_path)
             .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+        let selfplay_seconds = timing
+            .as_ref()
             .and_then(|v| v["selfplay_seconds"].as_f64())
             .unwrap_or(0.0);
+        // Self-play's CPU time as recorded when it finished (so that a
+        // resumed iteration still counts it), then this process's since.
+        let selfplay_cpu = timing
+            .as_ref()
+            .and_then(|v| v["selfplay_cpu_seconds"].as_f64());
         let t1 = Instant::now();
+        let cpu1 = process_cpu_seconds();
         let candidate = ckpt_name(it);
         if self.state.phase == Phase::Train {
             self.train_phase(it, None, progress, tb)?;
@@ -378,6 +395,10 @@ impl Run {
             equal_time,
         } = self.eval_phase(it, progress)?;
         let eval_seconds = t2.elapsed().as_secs_f64();
+        let cpu_seconds = match (selfplay_cpu, cpu1, process_cpu_seconds()) {
+            (Some(s), Some(a), Some(b)) => Some(s + (b - a)),
+            _ => None,
+        };
         let promoted =
             self.config.eval.gating == Gating::Always || score >= self.config.eval.promote_score;
         // Self-play statistics of this iteration's games.
@@ -396,6 +417,7 @@ impl Run {
             selfplay_seconds,
             train_seconds,
             eval_seconds,
+            cpu_seconds,
             games: games.len() as u64,
             attacker_share: share(GameResult::AttackersWin),
             defender_share: share(GameResult::DefendersWin),
@@ -422,6 +444,9 @@ impl Run {
         tb.add_scalar("time/selfplay_seconds", selfplay_seconds as f32, step);
         tb.add_scalar("time/train_seconds", train_seconds as f32, step);
         tb.add_scalar("time/eval_seconds", eval_seconds as f32, step);
+        if let Some(c) = cpu_seconds {
+            tb.add_scalar("time/cpu_seconds", c as f32, step);
+        }
         // Idempotent: a kill after this line but before the state is saved
         // must not record the iteration twice.
         let log = self.dir.join("generations.jsonl");

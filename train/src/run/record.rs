@@ -24,6 +24,12 @@ pub struct IterationRecord {
     pub selfplay_seconds: f64,
     pub train_seconds: f64,
     pub eval_seconds: f64,
+    /// CPU time (user and system, every thread) this process spent on the
+    /// iteration: the run's cost in CPU-hours on one machine. Self-play
+    /// done by separate worker processes is not in it. Absent in records
+    /// from before it was measured, and where it cannot be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
     pub games: u64,
     pub attacker_share: f64,
     pub defender_share: f64,
@@ -82,4 +88,23 @@ pub enum RunError {
     /// to play them.
     #[error("{0}")]
     Games(String),
+}
+
+/// The CPU time this process has used so far (user and system, every
+/// thread), where the platform tells.
+pub fn process_cpu_seconds() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        // SAFETY: getrusage writes the struct it is given and nothing else.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+            return None;
+        }
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        Some(secs(u.ru_utime) + secs(u.ru_stime))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
