@@ -197,7 +197,17 @@ fn report(dir: &Path, cfg: &SweepConfig, res: &[VariantResult]) -> Result<()> {
     let rungs = res.iter().map(|v| v.ladder.len()).max().unwrap_or(0);
     let series: Vec<Series> = (0..rungs)
         .map(|k| Series {
-            name: format!("rung {}", k + 1),
+            // The rung's player where every variant has the same one there.
+            name: {
+                let names: Vec<&str> = res
+                    .iter()
+                    .filter_map(|v| v.ladder.get(k).map(|c| c.attackers.as_str()))
+                    .collect();
+                match names.first() {
+                    Some(first) if names.iter().all(|n| n == first) => first.to_string(),
+                    _ => format!("rung {}", k + 1),
+                }
+            },
             points: order
                 .iter()
                 .enumerate()
