@@ -268,16 +268,8 @@ fn cases() -> Vec<Case> {
         bad_run("sims = 64", "sims = 0", "eval.sims"),
         bad_run("baseline = \"alphabeta:depth=2\"", "baseline = \"alphabeta:depth=x\"", "eval.baseline"),
         bad_run("max_plies = 200", "max_plies = \"long\"", "max_plies"),
-        bad_run(
-            "",
-            "\n[teacher]\nplayer = \"alphabeta:depth=1\"\ngames = 1\ngenerations = 1\nrandom_move_prob = 2.0\n",
-            "random_move_prob",
-        ),
-        bad_run(
-            "",
-            "\n[teacher]\nplayer = \"random\"\ngames = 1\ngenerations = 1\n",
-            "teacher.player",
-        ),
+        bad_run("random_move_prob = 0.05", "random_move_prob = 2.0", "random_move_prob"),
+        bad_run("player = \"alphabeta:depth=5\"", "player = \"random\"", "teacher.player"),
         bad_run("", "\n[surprise]\nx = 1\n", "surprise"),
         case(&["train", "--run-dir", "{D}/nothing"], "nothing"),
         case(&["report", "--run-dir", "{D}/nothing"], "nothing"),

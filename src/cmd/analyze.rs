@@ -40,9 +40,8 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
                 bail!("--raw shows a net's policy and value: it needs an `mcts:model=…` player");
             }
             if let Some(ms) = a.ms {
-                spec.params
-                    .retain(|(k, _)| k != "ms" && k != "depth" && k != "nodes");
-                spec.params.push(("ms".into(), ms.to_string()));
+                let bare = spec.without(&["ms", "depth", "nodes"])?;
+                spec = PlayerSpec::parse(&bare.with_value("ms", &ms.to_string()))?;
             }
             let mut p = spec.build_alphabeta(&rules)?;
             let r = p.analyse(&game);

@@ -169,7 +169,26 @@ pub fn run_loop(a: LoopArgs, env: &super::Env) -> Result<()> {
         "run complete: {} iterations; current net {}",
         run.state.iteration, run.state.current
     );
-    println!("tensorboard --logdir {}", a.run_dir.join("tb").display());
+    // Where to look next.
+    let dir = a.run_dir.display();
+    let net = a.run_dir.join("checkpoints").join(&run.state.current);
+    println!("  charts and table:  brandubh report --run-dir {dir}");
+    println!(
+        "  play the net:      brandubh play --rules {} --attackers human --defenders mcts:model={},ms=1000",
+        run.config.rules,
+        net.display()
+    );
+    println!(
+        "  in the browser:    brandubh serve --runs {}",
+        a.run_dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or(".".into(), |p| p.display().to_string())
+    );
+    println!(
+        "  TensorBoard:       tensorboard --logdir {}",
+        a.run_dir.join("tb").display()
+    );
     Ok(())
 }
 

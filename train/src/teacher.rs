@@ -87,7 +87,7 @@ pub fn play_teacher_games(
             .map(|k| {
                 let mut player = spec.build_alphabeta(rules)?;
                 // Teacher games run side by side on the pool's threads.
-                if spec.value("threads").is_none() {
+                if spec.alphabeta().threads.is_none() {
                     player.set_threads(1);
                 }
                 let game_seed = splitmix64(seed ^ splitmix64(k + 1));

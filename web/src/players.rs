@@ -5,7 +5,7 @@
 //! search limited in time.
 
 use crate::error::{bad, ApiError};
-use brandubh_play::{PlayerKind, PlayerSpec};
+use brandubh_play::{PlayerKind, PlayerSpec, Settings};
 use std::path::{Path, PathBuf};
 
 /// Bounds on one search.
@@ -81,13 +81,19 @@ pub fn allow(text: &str, models: &Path, limits: &Limits) -> Result<Allowed, ApiE
         }
     }
     let mut spec_text = spec.to_string();
-    if spec.value("eval").is_some() {
-        return Err(bad(
-            "`eval=` names a file: the server plays with the built-in weights only",
-        ));
-    }
-    let num = |k: &str| spec.value(k).and_then(|v| v.parse::<u64>().ok());
-    if let Some(ms) = num("ms") {
+    let (ms, tt, threads) = match &spec.settings {
+        Settings::AlphaBeta(a) => {
+            if a.eval.is_some() {
+                return Err(bad(
+                    "`eval=` names a file: the server plays with the built-in weights only",
+                ));
+            }
+            (a.ms, a.tt, a.threads)
+        }
+        Settings::Mcts(m) => (m.ms, None, m.threads),
+        _ => (None, None, None),
+    };
+    if let Some(ms) = ms {
         if ms > limits.max_ms {
             return Err(bad(format!(
                 "ms={ms}: this server thinks at most {} ms a move",
@@ -95,13 +101,13 @@ pub fn allow(text: &str, models: &Path, limits: &Limits) -> Result<Allowed, ApiE
             )));
         }
     }
-    if let Some(tt) = num("tt") {
-        if tt > limits.max_tt {
+    if let Some(tt) = tt {
+        if tt as u64 > limits.max_tt {
             return Err(bad(format!("tt={tt}: at most {} MiB here", limits.max_tt)));
         }
     }
-    if let Some(t) = num("threads") {
-        if t > limits.max_threads {
+    if let Some(t) = threads {
+        if t as u64 > limits.max_threads {
             return Err(bad(format!(
                 "threads={t}: this server has {} cores",
                 limits.max_threads
@@ -109,7 +115,7 @@ pub fn allow(text: &str, models: &Path, limits: &Limits) -> Result<Allowed, ApiE
         }
     }
     if spec.kind == PlayerKind::Mcts {
-        match spec.value("model") {
+        match spec.mcts().model.as_deref() {
             None | Some("uniform") => {}
             Some(name) => {
                 let dir = nets(models)

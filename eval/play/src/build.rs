@@ -20,26 +20,25 @@ impl PlayerSpec {
     /// The MCTS settings this spec stands for (defaults filled in).
     pub fn mcts_settings(&self) -> MctsSettings {
         let defaults = MctsConfig::default();
-        let sims = sims_limit(self.num("sims").map(|s| s as u32), self.num("ms"));
+        let m = self.mcts();
+        let sims = sims_limit(m.sims, m.ms);
         MctsSettings {
             cfg: MctsConfig {
-                gumbel: self.num("gumbel").map_or(defaults.gumbel, |g| g != 0),
-                c_puct: self.float("cpuct").unwrap_or(defaults.c_puct),
-                fpu_reduction: self.float("fpu").unwrap_or(defaults.fpu_reduction),
-                virtual_loss: self.float("vloss").unwrap_or(defaults.virtual_loss),
-                escape_forks: self.num("forks").map_or(defaults.escape_forks, |f| f != 0),
-                solver: self.num("solver").map_or(defaults.solver, |f| f != 0),
-                moves_left_effect: self.float("ml").unwrap_or(defaults.moves_left_effect),
-                moves_left_slope: self.float("mlslope").unwrap_or(defaults.moves_left_slope),
+                gumbel: m.gumbel.unwrap_or(defaults.gumbel),
+                c_puct: m.cpuct.unwrap_or(defaults.c_puct),
+                fpu_reduction: m.fpu.unwrap_or(defaults.fpu_reduction),
+                virtual_loss: m.vloss.unwrap_or(defaults.virtual_loss),
+                escape_forks: m.forks.unwrap_or(defaults.escape_forks),
+                solver: m.solver.unwrap_or(defaults.solver),
+                moves_left_effect: m.ml.unwrap_or(defaults.moves_left_effect),
+                moves_left_slope: m.mlslope.unwrap_or(defaults.moves_left_slope),
                 ..defaults
             },
             sims,
-            millis: self.num("ms"),
-            batch: self
-                .num("batch")
-                .map_or_else(|| default_batch(sims), |b| b as usize),
-            threads: self.num("threads").map_or_else(all_cores, |t| t as usize),
-            verify: self.float("verify").unwrap_or(0.0),
+            millis: m.ms,
+            batch: m.batch.unwrap_or_else(|| default_batch(sims)),
+            threads: m.threads.unwrap_or_else(all_cores),
+            verify: m.verify.unwrap_or(0.0),
         }
     }
 
@@ -56,10 +55,10 @@ impl PlayerSpec {
                 why: "not an MCTS player".into(),
             });
         }
-        let model = self.value("model").unwrap_or("uniform");
+        let model = self.mcts().model.unwrap_or_else(|| "uniform".to_string());
         let evaluator = ctx
             .models()
-            .load(model, rules)
+            .load(&model, rules)
             .map_err(|e| PlayerSpecError {
                 spec: self.text.clone(),
                 why: e.to_string(),
@@ -85,15 +84,16 @@ impl PlayerSpec {
                 why: "not an alpha-beta player".into(),
             });
         }
+        let ab = self.alphabeta();
         let mut limits = Limits {
-            depth: self.num("depth").map(|d| d as u32),
-            nodes: self.num("nodes"),
-            millis: self.num("ms"),
+            depth: ab.depth,
+            nodes: ab.nodes,
+            millis: ab.ms,
         };
         if limits == Limits::default() {
             limits.depth = Some(4);
         }
-        let weights = match self.value("eval") {
+        let weights = match ab.eval.as_deref() {
             None => EvalWeights::builtin(rules.name()),
             Some(path) => EvalWeights::from_file(std::path::Path::new(path)).map_err(|why| {
                 PlayerSpecError {
@@ -102,10 +102,8 @@ impl PlayerSpec {
                 }
             })?,
         };
-        let tt = self.num("tt").unwrap_or(16) as usize;
-        let threads = self
-            .num("threads")
-            .map_or_else(|| limits.default_threads(), |n| n as usize);
+        let tt = ab.tt.unwrap_or(16);
+        let threads = ab.threads.unwrap_or_else(|| limits.default_threads());
         let mut player =
             AlphaBetaPlayer::new(rules.clone(), limits, weights, tt, self.text.clone());
         player.set_threads(threads);
@@ -128,7 +126,10 @@ impl PlayerSpec {
             ))),
             PlayerKind::Mcts => Ok(Box::new(self.build_mcts(rules, seed, ctx)?)),
             PlayerKind::Otep => {
-                let cmd = self.value("cmd").unwrap_or_default();
+                let cmd = match &self.settings {
+                    crate::spec::Settings::Otep { cmd } => cmd.as_str(),
+                    _ => "",
+                };
                 Ok(Box::new(
                     crate::otep::OtepPlayer::spawn(&self.text, cmd, rules.clone()).map_err(
                         |why| PlayerSpecError {

@@ -23,4 +23,6 @@ pub use ending::{Ending, ForfeitReason, RecordResult};
 pub use mcts_player::{MctsPlayer, MctsReport, MctsSettings};
 pub use player::{Forfeit, Player};
 pub use simple::{HumanPlayer, RandomPlayer};
-pub use spec::{PlayerKind, PlayerSpec, PlayerSpecError};
+pub use spec::{
+    AlphaBetaSettings, MctsSpecSettings, PlayerKind, PlayerSpec, PlayerSpecError, Settings,
+};

@@ -57,8 +57,107 @@ pub struct PlayerSpec {
     /// The text it was parsed from.
     pub text: String,
     pub kind: PlayerKind,
-    /// The keys given, in order, each once, each value within its range.
+    /// The keys given, in order, each once, each value within its range
+    /// (the spelling `Display` writes back).
     pub params: Vec<(String, String)>,
+    /// The same values, typed, for the kind's players to use.
+    pub settings: Settings,
+}
+
+/// What a spec sets, by kind; `None` leaves the player's default.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Settings {
+    Random,
+    Human,
+    AlphaBeta(AlphaBetaSettings),
+    Mcts(MctsSpecSettings),
+    Otep { cmd: String },
+}
+
+/// `alphabeta:` keys.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AlphaBetaSettings {
+    pub depth: Option<u32>,
+    pub ms: Option<u64>,
+    pub nodes: Option<u64>,
+    /// Transposition table, MiB.
+    pub tt: Option<usize>,
+    pub threads: Option<usize>,
+    /// A weights file.
+    pub eval: Option<String>,
+}
+
+/// `mcts:` keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MctsSpecSettings {
+    /// A model directory, or `uniform`.
+    pub model: Option<String>,
+    pub sims: Option<u32>,
+    pub ms: Option<u64>,
+    pub batch: Option<usize>,
+    pub threads: Option<usize>,
+    pub gumbel: Option<bool>,
+    pub cpuct: Option<f32>,
+    pub fpu: Option<f32>,
+    pub vloss: Option<f32>,
+    pub forks: Option<bool>,
+    pub solver: Option<bool>,
+    pub ml: Option<f32>,
+    pub mlslope: Option<f32>,
+    pub verify: Option<f32>,
+}
+
+/// `parse` keeps every float within its finite range, so equality is total.
+impl Eq for MctsSpecSettings {}
+
+impl Settings {
+    fn empty(kind: PlayerKind) -> Settings {
+        match kind {
+            PlayerKind::Random => Settings::Random,
+            PlayerKind::Human => Settings::Human,
+            PlayerKind::AlphaBeta => Settings::AlphaBeta(AlphaBetaSettings::default()),
+            PlayerKind::Mcts => Settings::Mcts(MctsSpecSettings::default()),
+            PlayerKind::Otep => Settings::Otep { cmd: String::new() },
+        }
+    }
+
+    /// Stores one checked key; `int` and `float` are its value read as a
+    /// number (whichever its type is).
+    fn set(&mut self, key: &str, text: &str, int: u64, float: f64) {
+        let flag = int != 0;
+        // Read as f32 from the text itself, as the players always have (a
+        // detour through f64 could round differently).
+        let float = text.parse::<f32>().unwrap_or(float as f32);
+        match self {
+            Settings::AlphaBeta(a) => match key {
+                "depth" => a.depth = Some(int as u32),
+                "ms" => a.ms = Some(int),
+                "nodes" => a.nodes = Some(int),
+                "tt" => a.tt = Some(int as usize),
+                "threads" => a.threads = Some(int as usize),
+                "eval" => a.eval = Some(text.to_string()),
+                _ => {}
+            },
+            Settings::Mcts(m) => match key {
+                "model" => m.model = Some(text.to_string()),
+                "sims" => m.sims = Some(int.min(u32::MAX as u64) as u32),
+                "ms" => m.ms = Some(int),
+                "batch" => m.batch = Some(int as usize),
+                "threads" => m.threads = Some(int as usize),
+                "gumbel" => m.gumbel = Some(flag),
+                "cpuct" => m.cpuct = Some(float),
+                "fpu" => m.fpu = Some(float),
+                "vloss" => m.vloss = Some(float),
+                "forks" => m.forks = Some(flag),
+                "solver" => m.solver = Some(flag),
+                "ml" => m.ml = Some(float),
+                "mlslope" => m.mlslope = Some(float),
+                "verify" => m.verify = Some(float),
+                _ => {}
+            },
+            Settings::Random | Settings::Human | Settings::Otep { .. } => {}
+        }
+    }
 }
 
 /// The canonical spelling: the kind's name, then its keys as given.
@@ -179,10 +278,14 @@ impl PlayerSpec {
                 text: text.to_string(),
                 kind,
                 params: vec![("cmd".into(), rest.trim().to_string())],
+                settings: Settings::Otep {
+                    cmd: rest.trim().to_string(),
+                },
             });
         }
         let allowed = keys_of(kind);
         let mut params: Vec<(String, String)> = Vec::new();
+        let mut settings = Settings::empty(kind);
         for part in rest.split(',').filter(|p| !p.is_empty()) {
             let (k, v) = part
                 .split_once('=')
@@ -202,29 +305,61 @@ impl PlayerSpec {
             if params.iter().any(|(seen, _)| seen == k) {
                 return Err(err(format!("`{k}` is given twice")));
             }
-            match want {
+            let (int, float) = match want {
                 KeyKind::Int(lo, hi) => match v.parse::<u64>() {
-                    Ok(n) if (*lo..=*hi).contains(&n) => {}
+                    Ok(n) if (*lo..=*hi).contains(&n) => (n, n as f64),
                     Ok(n) => return Err(err(format!("`{k}={n}`: out of range {lo}..={hi}"))),
                     Err(_) => return Err(err(format!("`{k}={v}`: expected a whole number"))),
                 },
                 KeyKind::Float(lo, hi) => match v.parse::<f64>() {
-                    Ok(x) if (*lo..=*hi).contains(&x) => {}
+                    Ok(x) if (*lo..=*hi).contains(&x) => (0, x),
                     Ok(_) => return Err(err(format!("`{k}={v}`: out of range {lo}..={hi}"))),
                     Err(_) => return Err(err(format!("`{k}={v}`: expected a number"))),
                 },
                 KeyKind::Text if v.is_empty() => {
                     return Err(err(format!("`{k}=` needs a value")));
                 }
-                KeyKind::Text => {}
-            }
+                KeyKind::Text => (0, 0.0),
+            };
+            settings.set(k, v, int, float);
             params.push((k.to_string(), v.to_string()));
         }
         Ok(PlayerSpec {
             text: text.to_string(),
             kind,
             params,
+            settings,
         })
+    }
+
+    /// The alpha-beta settings (defaults for any other kind).
+    pub fn alphabeta(&self) -> AlphaBetaSettings {
+        match &self.settings {
+            Settings::AlphaBeta(a) => a.clone(),
+            _ => AlphaBetaSettings::default(),
+        }
+    }
+
+    /// The MCTS settings as the spec gives them (defaults for any other kind).
+    pub fn mcts(&self) -> MctsSpecSettings {
+        match &self.settings {
+            Settings::Mcts(m) => m.clone(),
+            _ => MctsSpecSettings::default(),
+        }
+    }
+
+    /// The spec without `keys` (its other keys as given).
+    pub fn without(&self, keys: &[&str]) -> Result<PlayerSpec, PlayerSpecError> {
+        let kept = PlayerSpec {
+            params: self
+                .params
+                .iter()
+                .filter(|(k, _)| !keys.contains(&k.as_str()))
+                .cloned()
+                .collect(),
+            ..self.clone()
+        };
+        PlayerSpec::parse(&kept.to_string())
     }
 
     /// The value of `key`, checked by `parse`.
@@ -233,16 +368,6 @@ impl PlayerSpec {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
-    }
-
-    pub(crate) fn num(&self, key: &str) -> Option<u64> {
-        self.value(key)
-            .map(|v| v.parse().expect("checked by parse"))
-    }
-
-    pub(crate) fn float(&self, key: &str) -> Option<f32> {
-        self.value(key)
-            .map(|v| v.parse().expect("checked by parse"))
     }
 
     /// Whether this player thinks for a time per move (`ms=`).

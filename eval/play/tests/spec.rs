@@ -36,3 +36,38 @@ fn a_spec_displays_as_its_canonical_text_and_parses_back() {
         );
     }
 }
+
+#[test]
+fn specs_carry_typed_settings() {
+    use brandubh_play::{AlphaBetaSettings, MctsSpecSettings, Settings};
+    let m =
+        PlayerSpec::parse("mcts:model=models/wtf,sims=64,gumbel=1,cpuct=2.5,threads=1").unwrap();
+    assert_eq!(
+        m.mcts(),
+        MctsSpecSettings {
+            model: Some("models/wtf".into()),
+            sims: Some(64),
+            gumbel: Some(true),
+            cpuct: Some(2.5),
+            threads: Some(1),
+            ..MctsSpecSettings::default()
+        }
+    );
+    let a = PlayerSpec::parse("ab:depth=6,tt=32").unwrap();
+    assert_eq!(
+        a.settings,
+        Settings::AlphaBeta(AlphaBetaSettings {
+            depth: Some(6),
+            tt: Some(32),
+            ..AlphaBetaSettings::default()
+        })
+    );
+    assert_eq!(a.without(&["tt"]).unwrap().to_string(), "alphabeta:depth=6");
+    let o = PlayerSpec::parse("otep:brandubh engine --player random").unwrap();
+    assert_eq!(
+        o.settings,
+        Settings::Otep {
+            cmd: "brandubh engine --player random".into()
+        }
+    );
+}
