@@ -58,6 +58,45 @@ fn chunks(run: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// `games.parquet` holds one row per game of the chunk files, with the
+/// documented columns, version and results.
+fn games_table_matches_the_chunks(run: &Path) {
+    use arrow_array::{Array, StringArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let mut results: Vec<String> = Vec::new();
+    for c in chunks(run) {
+        for line in std::fs::read_to_string(&c).unwrap().lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            results.push(v["result"].as_str().unwrap().to_string());
+        }
+    }
+    let file = std::fs::File::open(run.join("games.parquet")).unwrap();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    let meta = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .unwrap();
+    assert!(meta.iter().any(
+        |kv| kv.key == brandubh_arena::sweep::STUDY_GAMES_VERSION_KEY
+            && kv.value.as_deref() == Some("1")
+    ));
+    assert_eq!(
+        builder.schema().fields(),
+        brandubh_arena::sweep::study_games_schema().fields()
+    );
+    let mut table: Vec<String> = Vec::new();
+    for batch in builder.build().unwrap() {
+        let batch = batch.unwrap();
+        let col = batch.column_by_name("result").unwrap();
+        let col = col.as_any().downcast_ref::<StringArray>().unwrap();
+        table.extend((0..col.len()).map(|i| col.value(i).to_string()));
+    }
+    results.sort();
+    table.sort();
+    assert_eq!(table, results);
+}
+
 #[test]
 fn a_killed_study_resumes_to_the_same_report() {
     let base = dir("resume");
@@ -80,6 +119,7 @@ fn a_killed_study_resumes_to_the_same_report() {
     assert!(whole.join("report/strength-king_unarmed.png").is_file());
     let md = std::fs::read_to_string(whole.join("report/sweep.md")).unwrap();
     assert!(md.contains("| random | alphabeta:depth=1 |"), "{md}");
+    games_table_matches_the_chunks(&whole);
 
     // Killed once some chunks are written, then resumed.
     let killed = base.join("killed");

@@ -4,7 +4,9 @@
 use super::write_atomic;
 use anyhow::{bail, Context, Result};
 use brandubh_arena::balance::Balance;
-use brandubh_arena::sweep::{chunk_path, play_chunk, results, Chunk, SweepConfig, VariantResult};
+use brandubh_arena::sweep::{
+    chunk_path, play_chunk, results, write_study_games, Chunk, SweepConfig, VariantResult,
+};
 use brandubh_charts::{line_chart, Series};
 use brandubh_play::PlayerSpec;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -85,6 +87,8 @@ pub fn run(
         );
     }
     let res = results(&dir, &variants)?;
+    let (table, rows) = write_study_games(&dir, &variants)?;
+    println!("{rows} games in {}", table.display());
     report(&dir, &cfg, &res)
 }
 

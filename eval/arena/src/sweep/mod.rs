@@ -99,6 +99,11 @@ pub enum SweepError {
     Config { file: String, why: String },
     #[error(transparent)]
     Arena(#[from] ArenaError),
+    #[error("{}: {why}", path.display())]
+    Write {
+        path: std::path::PathBuf,
+        why: String,
+    },
 }
 
 /// A variant ready to play: its name, rules and the cells to fill.
@@ -264,8 +269,12 @@ impl SweepConfig {
     }
 }
 
+mod parquet;
 mod play;
 mod results;
+pub use parquet::{
+    study_games_schema, write_study_games, STUDY_GAMES_VERSION, STUDY_GAMES_VERSION_KEY,
+};
 pub use play::{cell_games, chunk_path, play_chunk, Chunk};
 pub use results::{cross_check, results, CellResult, CrossCheck, VariantResult};
 
