@@ -7,7 +7,7 @@ use brandubh_arena::balance::Balance;
 use brandubh_arena::sweep::{
     chunk_path, play_chunk, results, write_study_games, Chunk, SweepConfig, VariantResult,
 };
-use brandubh_charts::{line_chart, Series};
+use brandubh_charts::{named_line_chart, Series};
 use brandubh_play::PlayerSpec;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::fmt::Write as _;
@@ -90,6 +90,16 @@ pub fn run(
     let (table, rows) = write_study_games(&dir, &variants)?;
     println!("{rows} games in {}", table.display());
     report(&dir, &cfg, &res)
+}
+
+/// A player spec short enough for an axis label: a net named by its
+/// folder, without the thread count.
+fn short_spec(spec: &str) -> String {
+    spec.split(',')
+        .filter(|p| !p.starts_with("threads="))
+        .map(|p| p.replace("model=models/", "").replace("model=", ""))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn pct(x: f64) -> String {
@@ -197,26 +207,25 @@ fn report(dir: &Path, cfg: &SweepConfig, res: &[VariantResult]) -> Result<()> {
         &out.join("sweep.json"),
         serde_json::to_string_pretty(&res)?.as_bytes(),
     )?;
-    // One chart over the variants (rank 1 the fairest), a line per rung.
-    let rungs = res.iter().map(|v| v.ladder.len()).max().unwrap_or(0);
-    let series: Vec<Series> = (0..rungs)
-        .map(|k| Series {
-            // The rung's player where every variant has the same one there.
-            name: {
-                let names: Vec<&str> = res
-                    .iter()
-                    .filter_map(|v| v.ladder.get(k).map(|c| c.attackers.as_str()))
-                    .collect();
-                match names.first() {
-                    Some(first) if names.iter().all(|n| n == first) => first.to_string(),
-                    _ => format!("rung {}", k + 1),
-                }
-            },
+    // One chart over the variants (the fairest first), a line per ladder
+    // player, at each variant whose ladder has it.
+    let mut players: Vec<&str> = Vec::new();
+    for v in &order {
+        for c in &v.ladder {
+            if !players.contains(&c.attackers.as_str()) {
+                players.push(&c.attackers);
+            }
+        }
+    }
+    let series: Vec<Series> = players
+        .iter()
+        .map(|&p| Series {
+            name: short_spec(p),
             points: order
                 .iter()
                 .enumerate()
                 .filter_map(|(i, v)| {
-                    let b = &v.ladder.get(k)?.balance;
+                    let b = &v.ladder.iter().find(|c| c.attackers == p)?.balance;
                     Some((
                         (i + 1) as f64,
                         b.attackers.share,
@@ -226,12 +235,14 @@ fn report(dir: &Path, cfg: &SweepConfig, res: &[VariantResult]) -> Result<()> {
                 .collect(),
         })
         .collect();
-    line_chart(
+    let variant_names: Vec<String> = order.iter().map(|v| v.name.clone()).collect();
+    named_line_chart(
         &out.join("sweep"),
-        "Attackers' share per variant (1 = fairest; see sweep.md)",
-        ("variant rank", "attackers' share of games, 95 % CI"),
+        "Attackers' share per variant (fairest first; see sweep.md)",
+        ("variant", "attackers' share of games, 95 % CI"),
         &series,
         &[("even".to_string(), 0.5)],
+        &variant_names,
     )?;
     // Per variant: the share as play gets stronger.
     for v in res {
@@ -259,15 +270,17 @@ fn report(dir: &Path, cfg: &SweepConfig, res: &[VariantResult]) -> Result<()> {
             v.name
                 .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_")
         );
-        line_chart(
+        let rungs: Vec<String> = v.ladder.iter().map(|c| short_spec(&c.attackers)).collect();
+        named_line_chart(
             &out.join(stem),
             &format!("{}: attackers' share as play gets stronger", v.name),
             (
-                "ladder rung (weakest first; see sweep.md)",
+                "ladder rung, weakest first (players in sweep.md)",
                 "attackers' share of games, 95 % CI",
             ),
             &[s],
             &[("even".to_string(), 0.5)],
+            &rungs,
         )?;
     }
     print!("{md}");

@@ -164,13 +164,16 @@ pub struct Series {
 /// Horizontal reference lines (a fixed player's rating, say): name, y.
 pub type Reference = (String, f64);
 
-const PALETTE: [RGBColor; 6] = [
+const PALETTE: [RGBColor; 9] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
     RGBColor(255, 127, 14),
     RGBColor(148, 103, 189),
     RGBColor(127, 127, 127),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
 ];
 
 fn draw_lines<DB: DrawingBackend>(
@@ -179,6 +182,7 @@ fn draw_lines<DB: DrawingBackend>(
     axes: (&str, &str),
     series: &[Series],
     refs: &[Reference],
+    x_names: Option<&[String]>,
 ) -> Result<(), String> {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     root.fill(&WHITE).map_err(e)?;
@@ -209,13 +213,26 @@ fn draw_lines<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
         .margin(20)
+        .margin_right(if x_names.is_some() { 60 } else { 20 })
         .x_label_area_size(50)
         .y_label_area_size(70)
         .build_cartesian_2d((x0 - xpad)..(x1 + xpad), (y0 - pad)..(y1 + pad))
         .map_err(e)?;
+    // Named x positions 1..=n label only their own whole numbers.
+    let name_at = |x: &f64| -> String {
+        let k = x.round();
+        match x_names {
+            Some(names) if (x - k).abs() < 1e-6 && k >= 1.0 => {
+                names.get(k as usize - 1).cloned().unwrap_or_default()
+            }
+            Some(_) => String::new(),
+            None => format!("{}", (x * 100.0).round() / 100.0),
+        }
+    };
     chart
         .configure_mesh()
-        .x_label_formatter(&|x| format!("{}", (x * 100.0).round() / 100.0))
+        .x_labels(x_names.map_or(10, |n| n.len().max(1)))
+        .x_label_formatter(&name_at)
         .x_desc(axes.0)
         .y_desc(axes.1)
         .label_style(("sans-serif", 14))
@@ -261,7 +278,7 @@ fn draw_lines<DB: DrawingBackend>(
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
+        .position(legend_corner(series, (x0, x1), (y0, y1)))
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK.mix(0.3))
         .label_font(("sans-serif", 13))
@@ -269,6 +286,38 @@ fn draw_lines<DB: DrawingBackend>(
         .map_err(e)?;
     root.present().map_err(e)?;
     Ok(())
+}
+
+/// The corner of the plot the legend covers least: the one with the
+/// fewest points (or error bars) in the quarter of the plot beside it.
+fn legend_corner(
+    series: &[Series],
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> SeriesLabelPosition {
+    let near = |right: bool, upper: bool| {
+        series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter(|p| {
+                let fx = (p.0 - x0) / (x1 - x0);
+                let (lo, hi) = p.2.unwrap_or((p.1, p.1));
+                let (flo, fhi) = ((lo - y0) / (y1 - y0), (hi - y0) / (y1 - y0));
+                let in_x = if right { fx > 0.6 } else { fx < 0.4 };
+                let in_y = if upper { fhi > 0.55 } else { flo < 0.45 };
+                in_x && in_y
+            })
+            .count()
+    };
+    [
+        (near(true, false), SeriesLabelPosition::LowerRight),
+        (near(true, true), SeriesLabelPosition::UpperRight),
+        (near(false, false), SeriesLabelPosition::LowerLeft),
+        (near(false, true), SeriesLabelPosition::UpperLeft),
+    ]
+    .into_iter()
+    .min_by_key(|c| c.0)
+    .map_or(SeriesLabelPosition::LowerRight, |c| c.1)
 }
 
 /// Writes a line chart as `STEM.png` and `STEM.svg`.
@@ -283,7 +332,26 @@ pub fn line_chart(
     write_both(
         stem,
         (900, 520),
-        |root| draw_lines(root, title, axes, series, refs),
-        |root| draw_lines(root, title, axes, series, refs),
+        |root| draw_lines(root, title, axes, series, refs, None),
+        |root| draw_lines(root, title, axes, series, refs, None),
+    )
+}
+
+/// A line chart whose points sit at x = 1, 2, …, each named on the axis
+/// by `x_names` (rungs of a ladder, variants).
+pub fn named_line_chart(
+    stem: &Path,
+    title: &str,
+    axes: (&str, &str),
+    series: &[Series],
+    refs: &[Reference],
+    x_names: &[String],
+) -> Result<(), ChartError> {
+    ensure_font();
+    write_both(
+        stem,
+        (900, 520),
+        |root| draw_lines(root, title, axes, series, refs, Some(x_names)),
+        |root| draw_lines(root, title, axes, series, refs, Some(x_names)),
     )
 }
