@@ -205,3 +205,153 @@ fn a_bad_study_is_refused_with_what_is_wrong() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("different config"));
 }
+
+#[test]
+fn a_study_fine_tunes_a_net_for_each_variant() {
+    let base = dir("finetune");
+    let start = base.join("start");
+    let init = |out: &Path, channels: u32| {
+        let shape = base.join(format!("net-{channels}.json"));
+        std::fs::write(
+            &shape,
+            format!(r#"{{"channels":{channels},"blocks":1,"value_hidden":16}}"#),
+        )
+        .unwrap();
+        Command::new(env!("CARGO_BIN_EXE_brandubh"))
+            .args(["init-model", "--rules", "wtf", "--config"])
+            .arg(&shape)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    assert!(init(&start, 8).status.success());
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tiny-run.toml");
+    let study_text = |from: &Path| {
+        format!(
+            r#"
+base = "wtf"
+pairs = 2
+chunk = 2
+openings = 2
+balanced = 0
+max_plies = 80
+ladder = ["alphabeta:depth=1"]
+
+[finetune]
+from = {from:?}
+config = {tiny:?}
+sims = [8]
+
+[[variant]]
+name = "wtf"
+
+[[variant]]
+name = "king unarmed"
+set = {{ "king.hammer" = false, "king.anvil" = false }}
+"#,
+            from = from.display().to_string(),
+            tiny = tiny.display().to_string(),
+        )
+    };
+    let study = base.join("study.toml");
+    std::fs::write(&study, study_text(&start)).unwrap();
+    let run = base.join("run");
+    let with_minutes = |run: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_brandubh"))
+            .args(["balance", "--sweep"])
+            .arg(&study)
+            .arg("--run-dir")
+            .arg(run)
+            .args(["--net-minutes", "0.001"])
+            .output()
+            .unwrap()
+    };
+    let out = with_minutes(&run);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One net per variant, each trained one iteration (the budget runs out
+    // during the first), from the starting net, for its own rules.
+    let mut nets: Vec<PathBuf> = std::fs::read_dir(run.join("nets"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    nets.sort();
+    assert_eq!(nets.len(), 2);
+    let mut hashes = Vec::new();
+    for n in &nets {
+        let log = std::fs::read_to_string(n.join("run/generations.jsonl")).unwrap();
+        assert_eq!(log.lines().count(), 1, "{}", n.display());
+        let gen0: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(n.join("run/checkpoints/gen-0000/model.json")).unwrap(),
+        )
+        .unwrap();
+        let note = gen0["provenance"]["note"].as_str().unwrap_or_default();
+        assert!(note.contains("fine-tuned"), "{gen0}");
+        hashes.push(gen0["rules_hash"].as_str().unwrap().to_string());
+    }
+    assert_ne!(hashes[0], hashes[1], "each net is for its variant's rules");
+    let md = std::fs::read_to_string(run.join("report/sweep.md")).unwrap();
+    assert_eq!(
+        md.matches("/run/checkpoints/gen-0001,sims=8,threads=1 |")
+            .count(),
+        6,
+        "each variant's net is its strongest rung (one row of the ranking, and both sides of its cell):\n{md}"
+    );
+    // Resumed: nothing more to train or play.
+    let out = with_minutes(&run);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("fine-tuning") && !text.contains("played"),
+        "{text}"
+    );
+
+    // A starting net of another shape is refused with both shapes named.
+    let wide = base.join("wide");
+    assert!(init(&wide, 16).status.success());
+    std::fs::write(&study, study_text(&wide)).unwrap();
+    let out = with_minutes(&base.join("run-wide"));
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("channels: 16") && err.contains("same shape"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_shipped_studies_parse_and_their_nets_fit_their_configs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut seen = 0;
+    for e in std::fs::read_dir(root.join("configs/balance")).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.display().to_string();
+        let cfg = brandubh_arena::sweep::SweepConfig::parse(&text, &name).unwrap();
+        let variants = cfg
+            .variants(&name, &|r| {
+                brandubh_rules::RuleSet::named(r).map_err(|e| e.to_string())
+            })
+            .unwrap();
+        assert!(!variants.is_empty());
+        if let Some(f) = &cfg.finetune {
+            let run = std::fs::read_to_string(root.join(&f.config)).unwrap();
+            let run = brandubh_train::RunConfig::from_toml(&run, &f.config).unwrap();
+            for v in &variants {
+                let from = v.finetune_from.as_deref().unwrap();
+                let meta = brandubh_model::read_meta(&root.join(from)).unwrap();
+                assert_eq!(meta.net, run.net, "{name}: {from} and {}", f.config);
+            }
+        }
+        seen += 1;
+    }
+    assert!(seen >= 2);
+}

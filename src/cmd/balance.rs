@@ -54,13 +54,19 @@ pub struct Args {
     json: bool,
     /// A balance study (configs/balance/*.toml): rule sets or rule
     /// variants, each played by a ladder of players and in cross-play, as
-    /// a run directory that resumes after a kill (docs/arena.md).
+    /// a run directory that resumes after a kill (docs/balance.md).
     #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["games", "attackers", "defenders"])]
     sweep: Option<PathBuf>,
     /// The study's directory (default: runs/balance-STEM); an existing one
     /// is resumed, and only its report is rebuilt when every game is in.
     #[arg(long, requires = "sweep")]
     run_dir: Option<PathBuf>,
+    /// With a study that has `[finetune]`: train each variant a net of its
+    /// own for this many minutes of wall time (from the study's starting
+    /// net, resumable, in the study directory) and put it on the
+    /// variant's ladder.
+    #[arg(long, value_name = "M", requires = "sweep")]
+    net_minutes: Option<f64>,
 }
 
 fn load_games(paths: &[PathBuf]) -> Result<Vec<GameOutcome>> {
@@ -203,7 +209,7 @@ fn human_section(rows: &[Balance]) -> String {
 
 pub fn run(a: Args, env: &super::Env) -> Result<()> {
     if let Some(file) = &a.sweep {
-        return super::sweep::run(file, a.run_dir.as_deref(), a.threads, env);
+        return super::sweep::run(file, a.run_dir.as_deref(), a.threads, a.net_minutes, env);
     }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let from_files = !a.games.is_empty();

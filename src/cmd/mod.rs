@@ -5,6 +5,7 @@ mod arena;
 mod balance;
 mod engine;
 mod export;
+mod finetune;
 mod games;
 mod init_model;
 mod perft;

@@ -125,7 +125,7 @@ pub fn open_run(
 
 /// The config text with its top-level `rules` line replaced (comments and
 /// layout kept, so the run's copy still reads as the config did).
-fn with_rules(text: &str, rules: &str) -> String {
+pub(crate) fn with_rules(text: &str, rules: &str) -> String {
     let line = format!("rules = {}", toml_string(rules));
     let mut out = Vec::new();
     let mut done = false;

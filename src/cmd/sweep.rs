@@ -18,6 +18,7 @@ pub fn run(
     file: &Path,
     run_dir: Option<&Path>,
     threads: Option<usize>,
+    net_minutes: Option<f64>,
     env: &super::Env,
 ) -> Result<()> {
     let text =
@@ -44,9 +45,14 @@ pub fn run(
     }
     let name = file.display().to_string();
     let cfg = SweepConfig::parse(&text, &name)?;
-    let variants = cfg.variants(&name, &|r| {
+    let mut variants = cfg.variants(&name, &|r| {
         super::load_rules(r).map_err(|e| format!("{e:#}"))
     })?;
+    match (net_minutes, &cfg.finetune) {
+        (Some(m), Some(f)) => super::finetune::finetune_variants(f, &dir, &mut variants, m, env)?,
+        (Some(_), None) => bail!("{name}: --net-minutes needs a [finetune] section in the study"),
+        (None, _) => {}
+    }
     // The chunks still to play.
     let mut todo = Vec::new();
     for v in &variants {

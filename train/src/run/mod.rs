@@ -155,6 +155,19 @@ impl Run {
     /// if it holds no run yet. An existing run keeps its own config; a
     /// different `config_text` is refused rather than silently mixed.
     pub fn open(dir: &Path, config_text: Option<(&str, &str)>) -> Result<Run, RunError> {
+        Run::open_from(dir, config_text, None)
+    }
+
+    /// As `open`, but a new run's generation 0 is the net in checkpoint
+    /// directory `start` (fine-tuning it, for the run's rules) instead of
+    /// random weights. Its shape must be the config's `[net]`; the net may
+    /// have been trained for another rule set (the encoding is the same).
+    /// An existing run ignores `start`.
+    pub fn open_from(
+        dir: &Path,
+        config_text: Option<(&str, &str)>,
+        start: Option<&Path>,
+    ) -> Result<Run, RunError> {
         let cfg_path = dir.join("config.toml");
         let existing = cfg_path.exists();
         // Errors name the file the text came from: the run's own copy,
@@ -205,8 +218,33 @@ impl Run {
         } else {
             let device = Device::flex();
             device.seed(config.seed);
-            let nc = config.net.config();
-            let net = nc.init(&device);
+            let (net, nc, note) = match start {
+                None => {
+                    let nc = config.net.config();
+                    let net = nc.init(&device);
+                    (net, nc, "a run's generation 0: random weights".to_string())
+                }
+                Some(from) => {
+                    let meta = brandubh_model::read_meta(from)?;
+                    if meta.net != config.net {
+                        return Err(RunError::State(format!(
+                            "{}: its net is {:?}, the run config's [net] is {:?}; fine-tuning needs the same shape",
+                            from.display(),
+                            meta.net,
+                            config.net
+                        )));
+                    }
+                    let own = RuleSet::named(&meta.rules)?;
+                    let (net, nc, meta) = brandubh_model::load(from, &own, &device)?;
+                    let note = format!(
+                        "a run's generation 0: {} (net {}, trained for {}), to be fine-tuned",
+                        from.display(),
+                        meta.model_id(),
+                        meta.rules
+                    );
+                    (net, nc, note)
+                }
+            };
             save(
                 &dir.join("checkpoints").join(ckpt_name(0)),
                 &net,
@@ -215,7 +253,7 @@ impl Run {
                 0,
                 0,
                 brandubh_model::Provenance {
-                    note: "a run's generation 0: random weights".into(),
+                    note,
                     seed: Some(config.seed),
                     run: dir.file_name().map(|n| n.to_string_lossy().into_owned()),
                     ..Default::default()
@@ -334,6 +372,34 @@ impl Run {
             tb.flush();
         }
         Ok(())
+    }
+
+    /// Runs iterations until the config's generations are done or the
+    /// run's finished iterations have taken `budget` seconds of wall time
+    /// in all (a resumed run counts the ones it recorded before); the
+    /// iteration in flight when the budget runs out is finished.
+    pub fn run_for(&mut self, budget: f64, progress: &dyn Progress) -> Result<(), RunError> {
+        let mut tb = SummaryWriter::new(self.dir.join("tb"));
+        while self.state.iteration < self.config.generations && self.spent_seconds() < budget {
+            self.iteration(progress, &mut tb)?;
+            tb.flush();
+        }
+        Ok(())
+    }
+
+    /// Wall seconds of the finished iterations, from `generations.jsonl`.
+    pub fn spent_seconds(&self) -> f64 {
+        std::fs::read_to_string(self.dir.join("generations.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<IterationRecord>(l).ok())
+            .map(|r| r.selfplay_seconds + r.train_seconds + r.eval_seconds)
+            .sum()
+    }
+
+    /// The net self-play uses now: the newest promoted generation.
+    pub fn current_net(&self) -> PathBuf {
+        self.dir.join("checkpoints").join(&self.state.current)
     }
 
     fn iteration(

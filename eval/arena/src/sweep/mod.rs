@@ -47,6 +47,26 @@ pub struct SweepConfig {
     pub ladder: Vec<String>,
     #[serde(default, rename = "variant")]
     pub variants: Vec<VariantConfig>,
+    /// Nets fine-tuned for each variant (`balance --sweep … --net-minutes M`).
+    #[serde(default)]
+    pub finetune: Option<FinetuneConfig>,
+}
+
+/// `[finetune]`: with `--net-minutes M`, each variant gets a net of its own,
+/// trained for M minutes of wall time from `from` (a checkpoint directory,
+/// the nearest shipped net) with run config `config`, which then plays on
+/// the variant's ladder at each of `sims` simulations a move.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FinetuneConfig {
+    pub from: String,
+    pub config: String,
+    #[serde(default = "default_net_sims")]
+    pub sims: Vec<u32>,
+}
+
+fn default_net_sims() -> Vec<u32> {
+    vec![64]
 }
 
 fn default_pairs() -> u64 {
@@ -90,6 +110,10 @@ pub struct VariantConfig {
     /// play themselves and each other from both sides.
     #[serde(default)]
     pub cross: Vec<[String; 2]>,
+    /// The checkpoint this variant's fine-tuned net starts from, in place
+    /// of `[finetune] from`.
+    #[serde(default)]
+    pub finetune_from: Option<String>,
 }
 
 /// Why a study could not be set up or run.
@@ -116,10 +140,31 @@ pub struct Variant {
     pub cross: Vec<[String; 2]>,
     /// Every (attackers, defenders) pairing to play, each once.
     pub cells: Vec<(String, String)>,
+    /// Where its fine-tuned net starts from, when the study has `[finetune]`.
+    pub finetune_from: Option<String>,
+}
+
+impl Variant {
+    /// Puts `spec` at the top of the ladder (a net fine-tuned for the
+    /// variant), playing itself.
+    pub fn add_rung(&mut self, spec: &str) {
+        if !self.ladder.iter().any(|p| p == spec) {
+            self.ladder.push(spec.to_string());
+        }
+        let cell = (spec.to_string(), spec.to_string());
+        if !self.cells.contains(&cell) {
+            self.cells.push(cell);
+        }
+    }
+
+    /// The variant's rules as a rule-set file.
+    pub fn rules_toml(&self) -> Result<String, String> {
+        toml::to_string(&self.rules.options).map_err(|e| e.to_string())
+    }
 }
 
 /// A name safe as one path component.
-fn slug(text: &str) -> String {
+pub fn slug(text: &str) -> String {
     let s: String = text
         .chars()
         .map(|c| {
@@ -191,6 +236,13 @@ impl SweepConfig {
         if cfg.pairs == 0 || cfg.chunk == 0 {
             return Err(bad("`pairs` and `chunk` must be at least 1".into()));
         }
+        if let Some(f) = &cfg.finetune {
+            if f.sims.is_empty() || f.sims.contains(&0) {
+                return Err(bad(
+                    "`finetune.sims`: at least one count, each at least 1".into()
+                ));
+            }
+        }
         Ok(cfg)
     }
 
@@ -256,6 +308,10 @@ impl SweepConfig {
                 ladder,
                 cross: v.cross.clone(),
                 cells,
+                finetune_from: self
+                    .finetune
+                    .as_ref()
+                    .map(|f| v.finetune_from.clone().unwrap_or_else(|| f.from.clone())),
             });
         }
         Ok(out)
