@@ -89,7 +89,9 @@ const written = await page.evaluate(async () => {
 });
 await page.setInputFiles("#open", { name: "game.otg", mimeType: "text/plain", buffer: Buffer.from(written) });
 await page.waitForFunction(() => window.brandubh.moves.length === 3 && window.brandubh.rules === "wtf");
-if ((await page.$$("#moves li")).length !== 3) fail("the opened game's moves are not listed");
+// The list is drawn once the server's view of the game arrives.
+await page.waitForFunction(() => document.querySelectorAll("#moves li").length === 3, null, { timeout: 10000 })
+  .catch(() => fail("the opened game's moves are not listed"));
 await page.click("#first");
 await page.waitForFunction(() => window.brandubh.at === 0);
 await page.click("#next");
