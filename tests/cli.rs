@@ -1079,3 +1079,80 @@ fn each_inference_engine_runs_a_shipped_net() {
         assert!((v - values[0]).abs() < 1e-4, "{values:?}");
     }
 }
+
+#[test]
+fn loop_from_a_checkpoint_fine_tunes_it_for_the_runs_rules() {
+    let d = std::env::temp_dir().join(format!("brandubh-loop-from-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let shape = d.join("net.json");
+    std::fs::write(&shape, r#"{"channels":8,"blocks":1,"value_hidden":16}"#).unwrap();
+    let start = d.join("start");
+    let (start_s, shape_s) = (start.display().to_string(), shape.display().to_string());
+    let out = brandubh(&[
+        "init-model",
+        "--rules",
+        "modern",
+        "--config",
+        &shape_s,
+        "--out",
+        &start_s,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = d.join("run").display().to_string();
+    let out = brandubh(&[
+        "loop",
+        "--config",
+        "tests/data/tiny-run.toml",
+        "--run-dir",
+        &run,
+        "--from",
+        &start_s,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta = |p: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p.join("model.json")).unwrap()).unwrap()
+    };
+    let (from, gen0) = (meta(&start), meta(&d.join("run/checkpoints/gen-0000")));
+    // The same weights, now for the run's rules (wtf), and a run that trained on.
+    assert_eq!(gen0["content_hash"], from["content_hash"]);
+    assert_eq!(gen0["rules"], "wtf");
+    assert_ne!(gen0["rules_hash"], from["rules_hash"]);
+    assert!(d.join("run/checkpoints/gen-0002").is_dir());
+    // A net of another shape is refused, naming both shapes.
+    let wide_shape = d.join("wide.json");
+    std::fs::write(
+        &wide_shape,
+        r#"{"channels":16,"blocks":1,"value_hidden":16}"#,
+    )
+    .unwrap();
+    let wide = d.join("wide").display().to_string();
+    let ws = wide_shape.display().to_string();
+    assert!(brandubh(&["init-model", "--config", &ws, "--out", &wide])
+        .status
+        .success());
+    let other = d.join("run2").display().to_string();
+    let out = brandubh(&[
+        "loop",
+        "--config",
+        "tests/data/tiny-run.toml",
+        "--run-dir",
+        &other,
+        "--from",
+        &wide,
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("channels: 16") && err.contains("same shape"),
+        "{err}"
+    );
+}

@@ -21,6 +21,12 @@ pub struct LoopArgs {
     /// needs the same value again.
     #[arg(long)]
     rules: Option<String>,
+    /// A new run's generation 0 is this checkpoint instead of random
+    /// weights: fine-tuning a net (another rule set's, say) for the run's
+    /// rules. Its shape must be the config's `[net]`; a resumed run
+    /// ignores it.
+    #[arg(long, value_name = "CHECKPOINT")]
+    from: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -94,6 +100,7 @@ pub fn open_run(
     config: &Option<PathBuf>,
     rules: Option<&str>,
     dir: &std::path::Path,
+    from: Option<&std::path::Path>,
 ) -> Result<Run> {
     let mut given = config_text(config)?;
     let fresh = !dir.join("config.toml").exists();
@@ -111,7 +118,7 @@ pub fn open_run(
         (None, true) => Some((DEFAULT_RUN, "configs/runs/default.toml")),
         (None, false) => None,
     };
-    let run = Run::open(dir, text)?;
+    let run = Run::open_from(dir, text, from)?;
     println!(
         "{} run in {}: iteration {} of {}, self-play net {}",
         if fresh { "new" } else { "resuming" },
@@ -162,7 +169,7 @@ fn toml_string(s: &str) -> String {
 }
 
 pub fn run_loop(a: LoopArgs, env: &super::Env) -> Result<()> {
-    let mut run = open_run(&a.config, a.rules.as_deref(), &a.run_dir)?;
+    let mut run = open_run(&a.config, a.rules.as_deref(), &a.run_dir, a.from.as_deref())?;
     run.set_inference(env.inference);
     run.run(&Bars::new())?;
     println!(
