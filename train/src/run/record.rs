@@ -14,6 +14,16 @@ pub struct EqualTime {
     pub elo_ci95: [f64; 2],
 }
 
+/// The iterations `DIR/generations.jsonl` records (none when it is absent;
+/// an unreadable line is skipped).
+pub(super) fn recorded_iterations(dir: &std::path::Path) -> Vec<IterationRecord> {
+    std::fs::read_to_string(dir.join("generations.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
 /// One finished iteration, appended to `generations.jsonl`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct IterationRecord {

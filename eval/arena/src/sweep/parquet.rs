@@ -49,8 +49,10 @@ fn io(path: &Path, e: impl std::fmt::Display) -> SweepError {
 /// Writes every game the study directory holds for `variants` to
 /// `DIR/games.parquet`; returns its path and the number of rows.
 pub fn write_study_games(dir: &Path, variants: &[Variant]) -> Result<(PathBuf, u64), SweepError> {
-    let mut strings: Vec<StringBuilder> = (0..9).map(|_| StringBuilder::new()).collect();
-    let mut reason = StringBuilder::new();
+    let text = StringBuilder::new;
+    let (mut variant, mut rules, mut hash, mut att, mut def) =
+        (text(), text(), text(), text(), text());
+    let (mut opening, mut moves, mut result, mut reason) = (text(), text(), text(), text());
     let (mut pair, mut game, mut seed, mut plies) = (
         UInt64Builder::new(),
         UInt8Builder::new(),
@@ -61,41 +63,36 @@ pub fn write_study_games(dir: &Path, variants: &[Variant]) -> Result<(PathBuf, u
     for v in variants {
         for cell in &v.cells {
             for g in cell_games(dir, &v.name, cell)? {
-                let [variant, rules, hash, att, def, opening, moves, result, _] = &mut strings[..]
-                else {
-                    unreachable!("nine builders")
-                };
                 variant.append_value(&v.name);
                 rules.append_value(&g.rules);
                 hash.append_value(&g.rules_hash);
                 att.append_value(&g.attackers);
                 def.append_value(&g.defenders);
+                pair.append_value(g.pair);
+                game.append_value(g.game);
+                seed.append_value(g.seed);
                 opening.append_value(g.opening.join(" "));
                 moves.append_value(g.moves.join(" "));
                 result.append_value(g.result.as_str());
                 reason.append_option(g.reason.map(|r| r.as_str()));
-                pair.append_value(g.pair);
-                game.append_value(g.game);
-                seed.append_value(g.seed);
                 plies.append_value(g.plies);
                 rows += 1;
             }
         }
     }
-    let mut s = strings.into_iter();
-    let mut next = || -> ArrayRef { Arc::new(s.next().expect("nine builders").finish()) };
+    // In the schema's order.
     let cols: Vec<ArrayRef> = vec![
-        next(),
-        next(),
-        next(),
-        next(),
-        next(),
+        Arc::new(variant.finish()),
+        Arc::new(rules.finish()),
+        Arc::new(hash.finish()),
+        Arc::new(att.finish()),
+        Arc::new(def.finish()),
         Arc::new(pair.finish()),
         Arc::new(game.finish()),
         Arc::new(seed.finish()),
-        next(),
-        next(),
-        next(),
+        Arc::new(opening.finish()),
+        Arc::new(moves.finish()),
+        Arc::new(result.finish()),
         Arc::new(reason.finish()),
         Arc::new(plies.finish()),
     ];
