@@ -175,6 +175,7 @@ fn a_bad_study_is_refused_with_what_is_wrong() {
         ("base = \"wtf\"\n[[variant]]\n", "no ladder and no cross-play"),
         ("base = \"wtf\"\npairs = 0\n[[variant]]\nladder = [\"random\"]\n", "at least 1"),
         ("bas = \"wtf\"\n", "unknown field"),
+        ("base = \"wtf\"\nladder = [\"random\"]\n[finetune]\nfrom = \"m\"\nconfig = \"c\"\ncross = [\"alphabeta:dept=3\"]\n[[variant]]\n", "`finetune.cross`"),
     ];
     for (i, (text, words)) in cases.iter().enumerate() {
         let study = base.join(format!("s{i}.toml"));
@@ -242,6 +243,7 @@ ladder = ["alphabeta:depth=1"]
 from = {from:?}
 config = {tiny:?}
 sims = [8]
+cross = ["alphabeta:depth=1"]
 
 [[variant]]
 name = "wtf"
@@ -295,13 +297,47 @@ set = {{ "king.hammer" = false, "king.anvil" = false }}
         hashes.push(gen0["rules_hash"].as_str().unwrap().to_string());
     }
     assert_ne!(hashes[0], hashes[1], "each net is for its variant's rules");
-    let md = std::fs::read_to_string(run.join("report/sweep.md")).unwrap();
-    assert_eq!(
-        md.matches("/run/checkpoints/gen-0001,sims=8,threads=1 |")
-            .count(),
-        6,
-        "each variant's net is its strongest rung (one row of the ranking, and both sides of its cell):\n{md}"
-    );
+    // Each variant's net is its strongest rung, and plays the study's
+    // cross opponent from both sides.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("report/sweep.json")).unwrap())
+            .unwrap();
+    let variants = report.as_array().unwrap();
+    assert_eq!(variants.len(), 2, "{report}");
+    for v in variants {
+        let net = v["ladder"].as_array().unwrap().last().unwrap()["attackers"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            net.ends_with("/run/checkpoints/gen-0001,sims=8,threads=1"),
+            "{net}"
+        );
+        let cross = v["cross"].as_array().unwrap();
+        assert_eq!(cross.len(), 1, "{v}");
+        assert_eq!(cross[0]["a"], net.as_str());
+        assert_eq!(cross[0]["b"], "alphabeta:depth=1");
+        let cells: Vec<(String, String)> = v["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["attackers"].as_str().unwrap().to_string(),
+                    c["defenders"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        for pairing in [
+            (net.as_str(), "alphabeta:depth=1"),
+            ("alphabeta:depth=1", net.as_str()),
+        ] {
+            assert!(
+                cells.contains(&(pairing.0.to_string(), pairing.1.to_string())),
+                "{cells:?}"
+            );
+        }
+    }
     // Resumed: nothing more to train or play.
     let out = with_minutes(&run);
     assert!(out.status.success());

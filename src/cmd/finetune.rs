@@ -12,7 +12,8 @@ use std::path::Path;
 
 /// Trains (or resumes) each variant's net until its run has spent
 /// `minutes` of wall time, then puts the net on the variant's ladder at
-/// each of the study's simulation counts.
+/// each of the study's simulation counts and into cross-play against the
+/// study's `cross` opponents.
 pub fn finetune_variants(
     f: &FinetuneConfig,
     dir: &Path,
@@ -69,8 +70,14 @@ pub fn finetune_variants(
             net.display(),
             run.spent_seconds() / 60.0
         );
+        let spec = |s: &u32| format!("mcts:model={},sims={s},threads=1", net.display());
         for s in &f.sims {
-            v.add_rung(&format!("mcts:model={},sims={s},threads=1", net.display()));
+            v.add_rung(&spec(s));
+        }
+        if let Some(top) = f.sims.iter().max() {
+            for opponent in &f.cross {
+                v.add_cross(&spec(top), opponent);
+            }
         }
     }
     Ok(())

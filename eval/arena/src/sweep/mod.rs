@@ -55,7 +55,8 @@ pub struct SweepConfig {
 /// `[finetune]`: with `--net-minutes M`, each variant gets a net of its own,
 /// trained for M minutes of wall time from `from` (a checkpoint directory,
 /// the nearest shipped net) with run config `config`, which then plays on
-/// the variant's ladder at each of `sims` simulations a move.
+/// the variant's ladder at each of `sims` simulations a move, and, at the
+/// largest count, in cross-play against each of `cross`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FinetuneConfig {
@@ -63,6 +64,9 @@ pub struct FinetuneConfig {
     pub config: String,
     #[serde(default = "default_net_sims")]
     pub sims: Vec<u32>,
+    /// Opponents of the fine-tuned net in the cross-play check.
+    #[serde(default)]
+    pub cross: Vec<String>,
 }
 
 fn default_net_sims() -> Vec<u32> {
@@ -157,6 +161,20 @@ impl Variant {
         }
     }
 
+    /// Adds the cross-play pair `[a, b]` and the cells it needs.
+    pub fn add_cross(&mut self, a: &str, b: &str) {
+        let pair = [a.to_string(), b.to_string()];
+        if !self.cross.contains(&pair) {
+            self.cross.push(pair);
+        }
+        for (x, y) in [(a, a), (b, b), (a, b), (b, a)] {
+            let cell = (x.to_string(), y.to_string());
+            if !self.cells.contains(&cell) {
+                self.cells.push(cell);
+            }
+        }
+    }
+
     /// The variant's rules as a rule-set file.
     pub fn rules_toml(&self) -> Result<String, String> {
         toml::to_string(&self.rules.options).map_err(|e| e.to_string())
@@ -241,6 +259,9 @@ impl SweepConfig {
                 return Err(bad(
                     "`finetune.sims`: at least one count, each at least 1".into()
                 ));
+            }
+            for spec in &f.cross {
+                PlayerSpec::parse(spec).map_err(|e| bad(format!("`finetune.cross`: {e}")))?;
             }
         }
         Ok(cfg)
