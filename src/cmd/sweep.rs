@@ -108,6 +108,29 @@ fn short_spec(spec: &str) -> String {
         .join(",")
 }
 
+/// A player's line in the study chart: a net fine-tuned for its variant
+/// (a model under the study's `nets/`) is named by its role, so that the
+/// variants' own nets share one line.
+fn chart_name(spec: &str, nets: &str) -> String {
+    let parts: Vec<&str> = spec.split(',').collect();
+    let own = parts.iter().any(|p| {
+        p.split_once("model=")
+            .is_some_and(|(_, m)| Path::new(m).starts_with(nets))
+    });
+    if !own {
+        return short_spec(spec);
+    }
+    let mut name = "each variant's fine-tuned net".to_string();
+    for p in parts
+        .iter()
+        .filter(|p| !p.contains("model=") && !p.starts_with("threads="))
+    {
+        name.push_str(", ");
+        name.push_str(p);
+    }
+    name
+}
+
 fn pct(x: f64) -> String {
     format!("{:.1}", 100.0 * x)
 }
@@ -214,24 +237,31 @@ fn report(dir: &Path, cfg: &SweepConfig, res: &[VariantResult]) -> Result<()> {
         serde_json::to_string_pretty(&res)?.as_bytes(),
     )?;
     // One chart over the variants (the fairest first), a line per ladder
-    // player, at each variant whose ladder has it.
-    let mut players: Vec<&str> = Vec::new();
+    // player, at each variant whose ladder has it; the variants' own
+    // fine-tuned nets make one line between them.
+    let nets = dir.join("nets").display().to_string();
+    let mut players: Vec<String> = Vec::new();
     for v in &order {
         for c in &v.ladder {
-            if !players.contains(&c.attackers.as_str()) {
-                players.push(&c.attackers);
+            let name = chart_name(&c.attackers, &nets);
+            if !players.contains(&name) {
+                players.push(name);
             }
         }
     }
     let series: Vec<Series> = players
         .iter()
-        .map(|&p| Series {
-            name: short_spec(p),
+        .map(|p| Series {
+            name: p.clone(),
             points: order
                 .iter()
                 .enumerate()
                 .filter_map(|(i, v)| {
-                    let b = &v.ladder.iter().find(|c| c.attackers == p)?.balance;
+                    let b = &v
+                        .ladder
+                        .iter()
+                        .find(|c| chart_name(&c.attackers, &nets) == *p)?
+                        .balance;
                     Some((
                         (i + 1) as f64,
                         b.attackers.share,
@@ -241,11 +271,30 @@ fn report(dir: &Path, cfg: &SweepConfig, res: &[VariantResult]) -> Result<()> {
                 .collect(),
         })
         .collect();
-    let variant_names: Vec<String> = order.iter().map(|v| v.name.clone()).collect();
+    // Names too long to sit side by side become ranks, as in sweep.md.
+    let long = order.iter().map(|v| v.name.len() + 2).sum::<usize>() > 90;
+    let variant_names: Vec<String> = order
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if long {
+                (i + 1).to_string()
+            } else {
+                v.name.clone()
+            }
+        })
+        .collect();
     named_line_chart(
         &out.join("sweep"),
         "Attackers' share per variant (fairest first; see sweep.md)",
-        ("variant", "attackers' share of games, 95 % CI"),
+        (
+            if long {
+                "variant, by its rank in sweep.md"
+            } else {
+                "variant"
+            },
+            "attackers' share of games, 95 % CI",
+        ),
         &series,
         &[("even".to_string(), 0.5)],
         &variant_names,
@@ -292,4 +341,29 @@ fn report(dir: &Path, cfg: &SweepConfig, res: &[VariantResult]) -> Result<()> {
     print!("{md}");
     println!("report and charts in {}", out.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chart_name;
+
+    #[test]
+    fn the_variants_own_nets_share_one_chart_line() {
+        let nets = "runs/balance-x/nets";
+        let a = chart_name(
+            "mcts:model=runs/balance-x/nets/wtf-1/run/checkpoints/gen-0003,sims=64,threads=1",
+            nets,
+        );
+        let b = chart_name(
+            "mcts:model=runs/balance-x/nets/king-2/run/checkpoints/gen-0002,sims=64,threads=1",
+            nets,
+        );
+        assert_eq!(a, "each variant's fine-tuned net, sims=64");
+        assert_eq!(a, b);
+        assert_eq!(
+            chart_name("mcts:model=models/wtf,sims=16,threads=1", nets),
+            "mcts:wtf,sims=16"
+        );
+        assert_eq!(chart_name("alphabeta:depth=3", nets), "alphabeta:depth=3");
+    }
 }

@@ -250,7 +250,11 @@ fn draw_lines<DB: DrawingBackend>(
             .map_err(e)?;
         chart
             .draw_series(std::iter::once(Text::new(
-                format!("{} ({:+.0})", r.0, r.1),
+                if r.1.fract() == 0.0 || r.1.abs() >= 10.0 {
+                    format!("{} ({:+.0})", r.0, r.1)
+                } else {
+                    format!("{} ({})", r.0, r.1)
+                },
                 (x0 - xpad, r.1),
                 ("sans-serif", 12).into_font().color(&BLACK.mix(0.7)),
             )))
