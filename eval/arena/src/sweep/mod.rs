@@ -155,7 +155,12 @@ impl Variant {
         if !self.ladder.iter().any(|p| p == spec) {
             self.ladder.push(spec.to_string());
         }
-        let cell = (spec.to_string(), spec.to_string());
+        self.add_cell(spec, spec);
+    }
+
+    /// Adds the pairing `attackers` against `defenders`, once.
+    fn add_cell(&mut self, attackers: &str, defenders: &str) {
+        let cell = (attackers.to_string(), defenders.to_string());
         if !self.cells.contains(&cell) {
             self.cells.push(cell);
         }
@@ -168,10 +173,7 @@ impl Variant {
             self.cross.push(pair);
         }
         for (x, y) in [(a, a), (b, b), (a, b), (b, a)] {
-            let cell = (x.to_string(), y.to_string());
-            if !self.cells.contains(&cell) {
-                self.cells.push(cell);
-            }
+            self.add_cell(x, y);
         }
     }
 
@@ -304,36 +306,30 @@ impl SweepConfig {
             for spec in ladder.iter().chain(v.cross.iter().flatten()) {
                 PlayerSpec::parse(spec).map_err(|e| bad(format!("{what} ({name}): {e}")))?;
             }
-            let mut cells: Vec<(String, String)> = Vec::new();
-            let mut add = |a: &str, d: &str| {
-                let c = (a.to_string(), d.to_string());
-                if !cells.contains(&c) {
-                    cells.push(c);
-                }
-            };
-            for p in &ladder {
-                add(p, p);
-            }
-            for [a, b] in &v.cross {
-                add(a, a);
-                add(b, b);
-                add(a, b);
-                add(b, a);
-            }
-            if cells.is_empty() {
-                return Err(bad(format!("{what} ({name}): no ladder and no cross-play")));
-            }
-            out.push(Variant {
+            let mut variant = Variant {
                 name,
                 rules: Arc::new(rules),
-                ladder,
-                cross: v.cross.clone(),
-                cells,
+                ladder: ladder.clone(),
+                cross: Vec::new(),
+                cells: Vec::new(),
                 finetune_from: self
                     .finetune
                     .as_ref()
                     .map(|f| v.finetune_from.clone().unwrap_or_else(|| f.from.clone())),
-            });
+            };
+            for p in &ladder {
+                variant.add_cell(p, p);
+            }
+            for [a, b] in &v.cross {
+                variant.add_cross(a, b);
+            }
+            if variant.cells.is_empty() {
+                return Err(bad(format!(
+                    "{what} ({}): no ladder and no cross-play",
+                    variant.name
+                )));
+            }
+            out.push(variant);
         }
         Ok(out)
     }
