@@ -21,6 +21,14 @@ pub struct SelfPlayConfig {
     /// game win some self-play games, so both sides' values carry signal.
     /// 1 is an even search.
     pub attacker_sims_factor: f32,
+    /// The share of a run's self-play games in which one side (attackers
+    /// or defenders, equally often) is played by a past net of the run
+    /// instead of the current one, so each side also meets weaker and
+    /// different opponents than itself. 0 turns it off.
+    pub past_share: f32,
+    /// How many of the newest earlier generations those past nets are
+    /// drawn from (uniformly).
+    pub past_generations: u32,
 }
 
 impl Default for SelfPlayConfig {
@@ -32,6 +40,8 @@ impl Default for SelfPlayConfig {
             opening_plies: 2,
             games_per_shard: 64,
             attacker_sims_factor: 1.0,
+            past_share: 0.0,
+            past_generations: 10,
         }
     }
 }
@@ -73,6 +83,13 @@ impl SelfPlayConfig {
             self.attacker_sims_factor as f64,
             0.01,
             100.0,
+        )?;
+        range("past_share", self.past_share as f64, 0.0, 1.0)?;
+        range(
+            "past_generations",
+            self.past_generations as f64,
+            1.0,
+            10_000.0,
         )?;
         Ok(())
     }

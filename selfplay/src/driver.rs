@@ -74,9 +74,75 @@ struct Slot {
     rng: ChaCha8Rng,
     full: bool,
     positions: Vec<PositionRecord>,
+    /// A past net playing one side of this game, with a tree of its own.
+    past: Option<PastSide>,
 }
 
-fn new_slot(rules: &Arc<RuleSet>, cfg: &SelfPlayConfig, seed: u64, id: u64) -> Slot {
+struct PastSide {
+    /// Which of the past nets (0-based).
+    net: usize,
+    side: Side,
+    search: Search,
+}
+
+impl Slot {
+    /// The past net is to move.
+    fn past_to_move(&self) -> bool {
+        self.past
+            .as_ref()
+            .is_some_and(|p| p.side == self.game.position().side_to_move())
+    }
+
+    /// The search of the side to move.
+    fn active(&self) -> &Search {
+        match &self.past {
+            Some(p) if p.side == self.game.position().side_to_move() => &p.search,
+            _ => &self.search,
+        }
+    }
+
+    /// The search of the side to move, with the game's generator.
+    fn active_mut(&mut self) -> (&mut Search, &mut ChaCha8Rng) {
+        let side = self.game.position().side_to_move();
+        let search = match &mut self.past {
+            Some(p) if p.side == side => &mut p.search,
+            _ => &mut self.search,
+        };
+        (search, &mut self.rng)
+    }
+
+    /// The evaluator the side to move's leaves go to: 0 the current net,
+    /// k + 1 past net k.
+    fn evaluator(&self) -> usize {
+        match &self.past {
+            Some(p) if self.past_to_move() => p.net + 1,
+            _ => 0,
+        }
+    }
+}
+
+/// Whether game `game_seed` is played against a past net (one of `past`
+/// nets), and which net and side: a hash of the game's seed decides, so the
+/// game's own generator draws exactly what it would without past nets.
+fn past_side(cfg: &SelfPlayConfig, past: usize, game_seed: u64) -> Option<(usize, Side)> {
+    if past == 0 || cfg.past_share <= 0.0 {
+        return None;
+    }
+    let h = splitmix64(game_seed ^ 0x009a_570f_9a57);
+    let u = (h >> 11) as f64 / (1u64 << 53) as f64;
+    if u >= cfg.past_share as f64 {
+        return None;
+    }
+    let h2 = splitmix64(h);
+    let side = if h2 & 1 == 0 {
+        Side::Attackers
+    } else {
+        Side::Defenders
+    };
+    Some(((h2 >> 1) as usize % past, side))
+}
+
+fn new_slot(rules: &Arc<RuleSet>, cfg: &SelfPlayConfig, seed: u64, id: u64, past: usize) -> Slot {
     let game_seed = splitmix64(seed ^ splitmix64(id.wrapping_add(1)));
     let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
     let mut game = Game::new(rules.clone());
@@ -93,6 +159,11 @@ fn new_slot(rules: &Arc<RuleSet>, cfg: &SelfPlayConfig, seed: u64, id: u64) -> S
         game = Game::new(rules.clone());
     }
     let search = Search::new(rules.clone(), cfg.mcts.clone(), &game);
+    let past = past_side(cfg, past, game_seed).map(|(net, side)| PastSide {
+        net,
+        side,
+        search: Search::new(rules.clone(), cfg.mcts.clone(), &game),
+    });
     let mut s = Slot {
         id,
         seed: game_seed,
@@ -101,6 +172,7 @@ fn new_slot(rules: &Arc<RuleSet>, cfg: &SelfPlayConfig, seed: u64, id: u64) -> S
         rng,
         full: true,
         positions: Vec::new(),
+        past,
     };
     start_search(&mut s, cfg);
     s
@@ -119,7 +191,9 @@ fn start_search(s: &mut Slot, cfg: &SelfPlayConfig) {
             .round()
             .max(1.0) as u32;
     }
-    s.search.start(sims, s.full, &mut s.rng);
+    let full = s.full;
+    let (search, rng) = s.active_mut();
+    search.start(sims, full, rng);
 }
 
 /// Advances one slot until its search needs the evaluator; returns the game
@@ -127,7 +201,7 @@ fn start_search(s: &mut Slot, cfg: &SelfPlayConfig) {
 fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<SelfPlayGame> {
     loop {
         let forced = s.game.legal_moves().len() == 1;
-        if !forced && s.search.advance() == Advance::NeedsEval {
+        if !forced && s.active_mut().0.advance() == Advance::NeedsEval {
             return None;
         }
         let ply = s.game.plies().len() as u32;
@@ -141,9 +215,13 @@ fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<Se
             let mv = s.game.legal_moves()[0];
             (mv, None)
         } else {
-            let (mv, stats) = s.search.choose(temp, &mut s.rng);
+            let (search, rng) = s.active_mut();
+            let (mv, stats) = search.choose(temp, rng);
             (mv, Some(stats))
         };
+        // A past net's moves teach the value (its game's result) but not
+        // the policy: their searches are not the current net's.
+        let past_move = s.past_to_move();
         let reps = pos.repetitions(s.game.history()).min(255) as u8;
         let (visits, target, value, draw) = match &record {
             Some(st) => {
@@ -169,7 +247,7 @@ fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<Se
             target,
             root_value: value,
             root_draw: draw,
-            full_search: s.full && record.is_some(),
+            full_search: s.full && record.is_some() && !past_move,
             mv: mv.to_string(),
             move_index: mv.policy_index(),
         });
@@ -196,6 +274,9 @@ fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<Se
             });
         }
         s.search.advance_root(mv, &s.game);
+        if let Some(p) = &mut s.past {
+            p.search.advance_root(mv, &s.game);
+        }
         start_search(s, cfg);
     }
 }
@@ -220,6 +301,22 @@ pub fn run_selfplay(
     job: SelfPlayJob,
     on_game: &mut dyn FnMut(SelfPlayGame, &SelfPlayStats),
 ) -> SelfPlayStats {
+    run_selfplay_with_past(rules, evaluator, &[], cfg, job, on_game)
+}
+
+/// `run_selfplay`, with a share `cfg.past_share` of the games played
+/// against one of the `past` nets: it plays one side (attackers or
+/// defenders, equally often) with a search of its own, and its positions
+/// carry the game's result but no policy target. Without past nets, or
+/// with a share of 0, the games are those of `run_selfplay`.
+pub fn run_selfplay_with_past(
+    rules: Arc<RuleSet>,
+    evaluator: &dyn Evaluator,
+    past: &[&dyn Evaluator],
+    cfg: &SelfPlayConfig,
+    job: SelfPlayJob,
+    on_game: &mut dyn FnMut(SelfPlayGame, &SelfPlayStats),
+) -> SelfPlayStats {
     let SelfPlayJob {
         games,
         seed,
@@ -237,7 +334,7 @@ pub fn run_selfplay(
     let mut next_id = first_id;
     let mut slots: Vec<Slot> = Vec::new();
     while (slots.len() as u64) < games.min(width as u64) {
-        slots.push(new_slot(&rules, cfg, seed, next_id));
+        slots.push(new_slot(&rules, cfg, seed, next_id, past.len()));
         next_id += 1;
     }
     while !slots.is_empty() {
@@ -257,7 +354,7 @@ pub fn run_selfplay(
                     stats.seconds = start.elapsed().as_secs_f64();
                     on_game(g, &stats);
                     if next_id < first_id + games {
-                        let mut fresh = new_slot(&rules, cfg, seed, next_id);
+                        let mut fresh = new_slot(&rules, cfg, seed, next_id, past.len());
                         next_id += 1;
                         if let Some(g) = advance_slot(&mut fresh, cfg, &model_id) {
                             // A game decided without any evaluation (forced moves only).
@@ -276,11 +373,7 @@ pub fn run_selfplay(
         }
         // One batch for all leaves.
         let t = Instant::now();
-        let evals = {
-            let requests: Vec<EvalRequest<'_>> =
-                slots.iter().map(|s| s.search.leaf_request()).collect();
-            evaluator.evaluate(&requests)
-        };
+        let evals = evaluate_leaves(&slots, evaluator, past);
         stats.eval_seconds += t.elapsed().as_secs_f64();
         stats.evaluations += evals.len() as u64;
         stats.batches += 1;
@@ -293,9 +386,47 @@ pub fn run_selfplay(
             slots
                 .par_iter_mut()
                 .zip(evals.par_iter())
-                .for_each(|(s, e)| s.search.apply(e, &mut s.rng))
+                .for_each(|(s, e)| {
+                    let (search, rng) = s.active_mut();
+                    search.apply(e, rng)
+                })
         });
     }
     stats.seconds = start.elapsed().as_secs_f64();
     stats
+}
+
+/// Every slot's waiting leaf, evaluated by the net of the side to move
+/// there: one batch per net, answers in slot order.
+fn evaluate_leaves(
+    slots: &[Slot],
+    evaluator: &dyn Evaluator,
+    past: &[&dyn Evaluator],
+) -> Vec<brandubh_mcts::evaluator::Evaluation> {
+    if slots.iter().all(|s| s.evaluator() == 0) {
+        let requests: Vec<EvalRequest<'_>> =
+            slots.iter().map(|s| s.active().leaf_request()).collect();
+        return evaluator.evaluate(&requests);
+    }
+    let mut out = vec![None; slots.len()];
+    for (k, net) in std::iter::once(evaluator)
+        .chain(past.iter().copied())
+        .enumerate()
+    {
+        let (index, requests): (Vec<usize>, Vec<EvalRequest<'_>>) = slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.evaluator() == k)
+            .map(|(i, s)| (i, s.active().leaf_request()))
+            .unzip();
+        if requests.is_empty() {
+            continue;
+        }
+        for (i, e) in index.into_iter().zip(net.evaluate(&requests)) {
+            out[i] = Some(e);
+        }
+    }
+    out.into_iter()
+        .map(|e| e.expect("every slot's leaf is evaluated"))
+        .collect()
 }

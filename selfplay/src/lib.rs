@@ -7,7 +7,7 @@ pub mod driver;
 pub mod records;
 
 pub use config::SelfPlayConfig;
-pub use driver::{run_selfplay, SelfPlayJob, SelfPlayStats};
+pub use driver::{run_selfplay, run_selfplay_with_past, SelfPlayJob, SelfPlayStats};
 pub use records::{
     read_dir, read_shard, read_shard_bytes, write_shard, PositionRecord, RecordError, SelfPlayGame,
 };

@@ -268,6 +268,7 @@ fn small_cfg() -> SelfPlayConfig {
         opening_plies: 2,
         games_per_shard: 4,
         attacker_sims_factor: 1.0,
+        ..SelfPlayConfig::default()
     }
 }
 
@@ -298,6 +299,88 @@ fn attacker_sims_factor_scales_only_the_attackers_searches() {
         }
     }
     assert_eq!(seen, [true, true]);
+}
+
+/// The uniform evaluator, counting the positions it was asked about.
+#[derive(Default)]
+struct Counting(std::sync::atomic::AtomicU64);
+
+impl Evaluator for Counting {
+    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        self.0
+            .fetch_add(batch.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        UniformEvaluator.evaluate(batch)
+    }
+    fn id(&self) -> String {
+        "counting".into()
+    }
+}
+
+fn play_with_past(cfg: &SelfPlayConfig, threads: usize, past: &Counting) -> Vec<SelfPlayGame> {
+    let r = Arc::new(RuleSet::builtin("wtf").unwrap());
+    let mut out = Vec::new();
+    let job = SelfPlayJob {
+        games: 16,
+        seed: 9,
+        first_id: 0,
+        threads,
+    };
+    run_selfplay_with_past(r, &UniformEvaluator, &[past], cfg, job, &mut |g, _| {
+        out.push(g)
+    });
+    out.sort_by_key(|g| g.game_id);
+    out
+}
+
+#[test]
+fn past_nets_play_one_side_of_a_share_of_the_games() {
+    let cfg = SelfPlayConfig {
+        mcts: MctsConfig {
+            full_search_prob: 1.0,
+            ..small_cfg().mcts
+        },
+        past_share: 0.5,
+        ..small_cfg()
+    };
+    let past = Counting::default();
+    let games = play_with_past(&cfg, 1, &past);
+    assert!(past.0.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    // With full searches only, a searched position without a policy
+    // target is a past net's move.
+    let mut sides = [0; 2];
+    let mut against_past = 0;
+    for g in &games {
+        let searched = g.positions.iter().filter(|p| !p.visits.is_empty());
+        let past_sides: std::collections::HashSet<Side> = searched
+            .clone()
+            .filter(|p| !p.full_search)
+            .map(|p| p.side_to_move)
+            .collect();
+        let own_sides: std::collections::HashSet<Side> = searched
+            .filter(|p| p.full_search)
+            .map(|p| p.side_to_move)
+            .collect();
+        assert!(past_sides.len() <= 1, "game {}: one past side", g.game_id);
+        assert!(past_sides.is_disjoint(&own_sides), "game {}", g.game_id);
+        if let Some(side) = past_sides.iter().next() {
+            against_past += 1;
+            sides[(*side == Side::Attackers) as usize] += 1;
+        }
+    }
+    assert!((3..=13).contains(&against_past), "{against_past} of 16");
+    assert!(sides[0] > 0 && sides[1] > 0, "both sides: {sides:?}");
+    // The same games on other thread counts.
+    assert_eq!(games, play_with_past(&cfg, 2, &Counting::default()));
+    // A share of 0 plays the games of plain self-play, past nets or not.
+    let plain = SelfPlayConfig {
+        past_share: 0.0,
+        ..cfg.clone()
+    };
+    let unused = Counting::default();
+    let mut without = play("wtf", 16, 9, 1, &plain);
+    without.sort_by_key(|g| g.game_id);
+    assert_eq!(play_with_past(&plain, 1, &unused), without);
+    assert_eq!(unused.0.load(std::sync::atomic::Ordering::Relaxed), 0);
 }
 
 fn play(

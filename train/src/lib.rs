@@ -21,6 +21,6 @@ pub use config::RunConfig;
 #[cfg(feature = "net")]
 pub use data::{sample, window, winner, Sample, WindowEntry, WindowSampler};
 #[cfg(feature = "net")]
-pub use run::{Progress, Run, RunError, RunState};
+pub use run::{past_generation_names, Progress, Run, RunError, RunState};
 #[cfg(feature = "net")]
 pub use trainer::{cosine_lr, StepStats, Trainer};

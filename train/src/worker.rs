@@ -14,12 +14,12 @@
 //! run without the workers talking to each other.
 
 use crate::config::RunConfig;
-use crate::run::{io, Progress, RunError, RunState, GAME_IDS_PER_ITERATION};
+use crate::run::{io, past_generation_names, Progress, RunError, RunState, GAME_IDS_PER_ITERATION};
 use crate::store::RunStore;
 use brandubh_mcts::Evaluator;
 use brandubh_rules::{splitmix64, RuleSet};
 use brandubh_selfplay::records::write_shard_named;
-use brandubh_selfplay::{run_selfplay, SelfPlayJob};
+use brandubh_selfplay::{run_selfplay_with_past, SelfPlayJob};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -210,6 +210,8 @@ pub fn run_worker(
         store.url()
     ));
     let mut net: Option<(String, Arc<dyn Evaluator>)> = None;
+    // The past nets of `past_share`, for the net named first.
+    let mut past: Option<(String, Vec<Arc<dyn Evaluator>>)> = None;
     // Games this slot played for the iteration `slot_iteration`.
     let mut slot_iteration = 0;
     let mut slot_games = 0;
@@ -247,6 +249,25 @@ pub fn run_worker(
             net = Some((state.current.clone(), ev));
         }
         let (net_name, evaluator) = net.as_ref().expect("loaded above");
+        let selfplay = config.selfplay_at(it);
+        if past.as_ref().is_none_or(|(name, _)| name != net_name) {
+            let mut nets = Vec::new();
+            if selfplay.past_share > 0.0 {
+                for name in past_generation_names(net_name, selfplay.past_generations) {
+                    let ckpt = fetch_checkpoint(&store, &name, &opts.cache_dir)?;
+                    nets.push(brandubh_model::load_evaluator_on(
+                        &ckpt,
+                        &rules,
+                        opts.inference,
+                    )?);
+                }
+            }
+            past = Some((net_name.clone(), nets));
+        }
+        let past_nets: Vec<&dyn brandubh_mcts::Evaluator> = past
+            .as_ref()
+            .map(|(_, nets)| nets.iter().map(|e| e.as_ref()).collect())
+            .unwrap_or_default();
         // A local run's shards are written in place (whole, by rename); an
         // object store's are written here first, then uploaded.
         let rel = format!("selfplay/iter-{it:04}");
@@ -264,10 +285,11 @@ pub fn run_worker(
             splitmix64(config.seed ^ splitmix64(0x3a7e_0000 + report.slot) ^ splitmix64(first_id));
         let t = Instant::now();
         let mut games = Vec::new();
-        run_selfplay(
+        run_selfplay_with_past(
             rules.clone(),
             evaluator.as_ref(),
-            &config.selfplay_at(it),
+            &past_nets,
+            &selfplay,
             SelfPlayJob {
                 games: per_shard,
                 seed,

@@ -472,3 +472,15 @@ fn a_tiny_net_fits_the_plies_left() {
     assert!(rms < 2.0, "rms error {rms} plies");
     assert!(last.value_loss < 0.05, "value loss {}", last.value_loss);
 }
+
+#[test]
+fn past_opponents_are_the_generations_before_the_current_net() {
+    use brandubh_train::past_generation_names;
+    assert_eq!(
+        past_generation_names("gen-0012", 3),
+        ["gen-0009", "gen-0010", "gen-0011"]
+    );
+    assert_eq!(past_generation_names("gen-0001", 3), ["gen-0000"]);
+    assert!(past_generation_names("gen-0000", 3).is_empty());
+    assert!(past_generation_names("candidate-50", 3).is_empty());
+}

@@ -32,6 +32,7 @@ impl PlayerSpec {
                 solver: m.solver.unwrap_or(defaults.solver),
                 moves_left_effect: m.ml.unwrap_or(defaults.moves_left_effect),
                 moves_left_slope: m.mlslope.unwrap_or(defaults.moves_left_slope),
+                q_normalize: m.qnorm.unwrap_or(defaults.q_normalize),
                 ..defaults
             },
             sims,

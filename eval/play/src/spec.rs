@@ -105,6 +105,7 @@ pub struct MctsSpecSettings {
     pub ml: Option<f32>,
     pub mlslope: Option<f32>,
     pub verify: Option<f32>,
+    pub qnorm: Option<f32>,
 }
 
 /// `parse` keeps every float within its finite range, so equality is total.
@@ -153,6 +154,7 @@ impl Settings {
                 "ml" => m.ml = Some(float),
                 "mlslope" => m.mlslope = Some(float),
                 "verify" => m.verify = Some(float),
+                "qnorm" => m.qnorm = Some(float),
                 _ => {}
             },
             Settings::Random | Settings::Human | Settings::Otep { .. } => {}
@@ -213,6 +215,7 @@ fn keys_of(kind: PlayerKind) -> &'static [(&'static str, KeyKind)] {
             ("ml", Float(0.0, 1.0)),
             ("mlslope", Float(0.0, 1.0)),
             ("verify", Float(0.0, 0.9)),
+            ("qnorm", Float(0.0, 2.0)),
         ],
     }
 }
@@ -251,7 +254,9 @@ impl PlayerSpec {
     ///   (count a king's escape fork as won: `escape_forks`), `solver=0|1`
     ///   (prove wins and losses in the tree: `solver`), `ml=F` and
     ///   `mlslope=F` (the moves-left utility's cap and slope, for nets with
-    ///   a moves-left output: `moves_left_effect`, `moves_left_slope`) (defaults:
+    ///   a moves-left output: `moves_left_effect`, `moves_left_slope`),
+    ///   `qnorm=F` (stretch each node's move values onto −1..1, their
+    ///   range taken as at least F wide: `q_normalize`) (defaults:
     ///   `MctsConfig::default()`), and `verify=F` (with `ms=T` or a clock:
     ///   keep this share of each move's time for an alpha-beta check that
     ///   the chosen move does not lose by force; default 0).

@@ -62,6 +62,13 @@ pub struct MctsConfig {
     /// The utility per ply of difference between a move's expected plies
     /// to the end and its parent's, before the cap `moves_left_effect`.
     pub moves_left_slope: f32,
+    /// Q normalisation (PUCT only; 0 turns it off): at each node the
+    /// visited moves' mean values are stretched from their own range onto
+    /// −1..1 before the exploration term is added, so a side whose every
+    /// move looks about equally lost (or won) still tells its moves apart.
+    /// The range is taken as at least this wide, which caps the stretch
+    /// at 2 / this.
+    pub q_normalize: f32,
 }
 
 impl Default for MctsConfig {
@@ -88,6 +95,7 @@ impl Default for MctsConfig {
             virtual_loss: 1.0,
             moves_left_effect: 0.0,
             moves_left_slope: 0.0027,
+            q_normalize: 0.0,
         }
     }
 }
@@ -183,6 +191,7 @@ impl MctsConfig {
         range("virtual_loss", self.virtual_loss as f64, 0.0, 2.0)?;
         range("moves_left_effect", self.moves_left_effect as f64, 0.0, 1.0)?;
         range("moves_left_slope", self.moves_left_slope as f64, 0.0, 1.0)?;
+        range("q_normalize", self.q_normalize as f64, 0.0, 2.0)?;
         Ok(())
     }
 }

@@ -29,7 +29,7 @@ use brandubh_rules::{splitmix64, GameResult, RuleSet};
 use brandubh_selfplay::{
     records::list_shards, records::next_shard_index, records::read_dir, records::read_shard,
 };
-use brandubh_selfplay::{run_selfplay, write_shard, SelfPlayJob};
+use brandubh_selfplay::{run_selfplay_with_past, write_shard, SelfPlayJob};
 use burn::tensor::Device;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -143,6 +143,19 @@ fn append_line(path: &Path, line: &str) -> Result<(), RunError> {
 
 fn ckpt_name(i: u32) -> String {
     format!("gen-{i:04}")
+}
+
+/// The checkpoints a self-play phase with net `current` (`gen-NNNN`) draws
+/// its past opponents from (`selfplay.past_share`): the `k` generations
+/// before it, oldest first; none for generation 0 or another name.
+pub fn past_generation_names(current: &str, k: u32) -> Vec<String> {
+    let Some(n) = current
+        .strip_prefix("gen-")
+        .and_then(|n| n.parse::<u32>().ok())
+    else {
+        return Vec::new();
+    };
+    (n.saturating_sub(k)..n).map(ckpt_name).collect()
 }
 
 impl Run {

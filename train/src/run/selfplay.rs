@@ -100,6 +100,18 @@ impl Run {
             &self.rules,
             self.inference,
         )?;
+        let config = self.config.selfplay_at(it);
+        let past = if config.past_share > 0.0 {
+            past_generation_names(&self.state.current, config.past_generations)
+                .iter()
+                .map(|name| {
+                    brandubh_model::load_evaluator_on(&self.ckpt(name), &self.rules, self.inference)
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            Vec::new()
+        };
+        let past: Vec<&dyn brandubh_mcts::Evaluator> = past.iter().map(|e| e.as_ref()).collect();
         let title = if replay && done > 0 {
             format!("iteration {it}: self-play (replaying the {done} games already written)")
         } else {
@@ -113,10 +125,10 @@ impl Run {
         let mut have = done;
         let mut failure = None;
         let per_shard = self.config.selfplay.games_per_shard.max(1);
-        let config = self.config.selfplay_at(it);
-        let stats = run_selfplay(
+        let stats = run_selfplay_with_past(
             self.rules.clone(),
             evaluator.as_ref(),
+            &past,
             &config,
             SelfPlayJob {
                 games,

@@ -19,16 +19,18 @@ impl Search {
         let cap = self.cfg.moves_left_effect;
         let moves_left = (cap > 0.0 && self.moves_left_seen && n.visits > 0)
             .then(|| n.plies_sum / n.visits as f32);
+        // Walks in flight count as visits that lost (virtual loss).
+        let mean = |e: &Edge| {
+            let visits = e.visits + e.in_flight;
+            (visits > 0)
+                .then(|| (e.value_sum - self.cfg.virtual_loss * e.in_flight as f32) / visits as f32)
+        };
+        let stretch = self.q_stretch(node, &mean);
         let mut best = (f32::NEG_INFINITY, 0u32);
         for i in 0..n.n_edges {
             let e = &self.edges[(n.first_edge + i) as usize];
-            // Walks in flight count as visits that lost (virtual loss).
             let visits = e.visits + e.in_flight;
-            let q = if visits > 0 {
-                (e.value_sum - self.cfg.virtual_loss * e.in_flight as f32) / visits as f32
-            } else {
-                fpu
-            };
+            let q = stretch(mean(e).unwrap_or(fpu));
             let u = self.cfg.c_puct * e.prior * sqrt_n / (1.0 + visits as f32);
             let mut s = q + u;
             if let Some(exact) = self.proven_q(e) {
@@ -44,6 +46,33 @@ impl Search {
             }
         }
         best.1
+    }
+
+    /// The map that `q_normalize` applies to a node's move values: the
+    /// visited moves' range (at least `q_normalize` wide) onto −1..1, or
+    /// the identity when it is off.
+    fn q_stretch(&self, node: u32, mean: &dyn Fn(&Edge) -> Option<f32>) -> impl Fn(f32) -> f32 {
+        let floor = self.cfg.q_normalize;
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        if floor > 0.0 {
+            let n = &self.nodes[node as usize];
+            for e in &self.edges[n.first_edge as usize..(n.first_edge + n.n_edges) as usize] {
+                if let Some(q) = mean(e).filter(|_| self.proven_q(e).is_none()) {
+                    lo = lo.min(q);
+                    hi = hi.max(q);
+                }
+            }
+        }
+        let on = floor > 0.0 && lo <= hi;
+        let mid = if on { (lo + hi) / 2.0 } else { 0.0 };
+        let scale = if on { 2.0 / (hi - lo).max(floor) } else { 1.0 };
+        move |q: f32| {
+            if on {
+                ((q - mid) * scale).clamp(-1.0, 1.0)
+            } else {
+                q
+            }
+        }
     }
 
     /// Walks to the next leaf needing evaluation, backing up finished games
