@@ -1127,6 +1127,21 @@ fn loop_from_a_checkpoint_fine_tunes_it_for_the_runs_rules() {
     assert_eq!(gen0["rules"], "wtf");
     assert_ne!(gen0["rules_hash"], from["rules_hash"]);
     assert!(d.join("run/checkpoints/gen-0002").is_dir());
+    // Resumed with `--rules` alone, the run keeps its config; the rule set
+    // must be the run's.
+    let out = brandubh(&["loop", "--rules", "wtf", "--run-dir", &run]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = brandubh(&["loop", "--rules", "modern", "--run-dir", &run]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("rules wtf") && err.contains("not modern"),
+        "{err}"
+    );
     // A net of another shape is refused, naming both shapes.
     let wide_shape = d.join("wide.json");
     std::fs::write(

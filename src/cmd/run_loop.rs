@@ -1,4 +1,4 @@
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use brandubh_train::{Progress, Run};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -17,8 +17,9 @@ pub struct LoopArgs {
     run_dir: PathBuf,
     /// Rule set (name or file) in place of the config's `rules`, so that
     /// one config serves every rule set
-    /// (`--config configs/runs/strong.toml --rules raven`). A resumed run
-    /// needs the same value again.
+    /// (`--config configs/runs/strong.toml --rules raven`). A run keeps its
+    /// own config: resume it with `--run-dir` alone (or the same `--config`
+    /// and `--rules`); `--rules` alone is checked against the run's.
     #[arg(long)]
     rules: Option<String>,
     /// A new run's generation 0 is this checkpoint instead of random
@@ -104,7 +105,14 @@ pub fn open_run(
 ) -> Result<Run> {
     let mut given = config_text(config)?;
     let fresh = !dir.join("config.toml").exists();
-    if let Some(r) = rules {
+    // Resuming with `--rules` alone: the run keeps its own config, whose
+    // rule set must be the one named.
+    let check_rules = if !fresh && given.is_none() {
+        rules
+    } else {
+        None
+    };
+    if let Some(r) = rules.filter(|_| check_rules.is_none()) {
         let (t, f) = given.unwrap_or_else(|| {
             (
                 DEFAULT_RUN.to_string(),
@@ -119,6 +127,16 @@ pub fn open_run(
         (None, false) => None,
     };
     let run = Run::open_from(dir, text, from)?;
+    if let Some(r) = check_rules {
+        let named = brandubh_rules::RuleSet::named(r)?;
+        if named.hash != run.rules.hash {
+            bail!(
+                "{} holds a run for rules {} (its config.toml), not {r}",
+                dir.display(),
+                run.config.rules
+            );
+        }
+    }
     println!(
         "{} run in {}: iteration {} of {}, self-play net {}",
         if fresh { "new" } else { "resuming" },
