@@ -1171,3 +1171,119 @@ fn loop_from_a_checkpoint_fine_tunes_it_for_the_runs_rules() {
         "{err}"
     );
 }
+
+#[test]
+fn a_fork_shares_its_runs_past_and_goes_on_under_its_own_config() {
+    let d = std::env::temp_dir().join(format!("brandubh-fork-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let ok = |out: std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let base = d.join("base").display().to_string();
+    ok(brandubh(&[
+        "loop",
+        "--config",
+        "tests/data/tiny-run.toml",
+        "--run-dir",
+        &base,
+    ]));
+    // The fork: one generation more, and a share of games against past nets.
+    let tiny = std::fs::read_to_string("tests/data/tiny-run.toml").unwrap();
+    let cfg = d.join("fork.toml");
+    std::fs::write(
+        &cfg,
+        tiny.replace("generations = 2", "generations = 3").replace(
+            "[selfplay]\n",
+            "[selfplay]\npast_share = 0.5\npast_generations = 2\n",
+        ),
+    )
+    .unwrap();
+    let cfg_s = cfg.display().to_string();
+    let fork = d.join("fork");
+    let fork_s = fork.display().to_string();
+    let args = [
+        "loop",
+        "--config",
+        &cfg_s,
+        "--run-dir",
+        &fork_s,
+        "--fork-from",
+        &base,
+        "--fork-at",
+        "1",
+    ];
+    let first = ok(brandubh(&args));
+    assert!(
+        first.contains("a fork of") && first.contains("run complete: 3"),
+        "{first}"
+    );
+    let meta = |p: std::path::PathBuf| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p.join("model.json")).unwrap()).unwrap()
+    };
+    let gen = |run: &str, g: &str| meta(std::path::Path::new(run).join("checkpoints").join(g));
+    // Generation 1 and its record are the base's; generation 2 is the fork's own.
+    assert_eq!(
+        gen(&base, "gen-0001")["content_hash"],
+        gen(&fork_s, "gen-0001")["content_hash"]
+    );
+    assert_ne!(
+        gen(&base, "gen-0002")["content_hash"],
+        gen(&fork_s, "gen-0002")["content_hash"]
+    );
+    assert!(fork.join("checkpoints/gen-0003").is_dir());
+    let lines = |run: &str| -> Vec<String> {
+        std::fs::read_to_string(std::path::Path::new(run).join("generations.jsonl"))
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect()
+    };
+    let (b, f) = (lines(&base), lines(&fork_s));
+    assert_eq!(f.len(), 3);
+    assert_eq!(f[0], b[0]);
+    assert_ne!(f[1], b[1]);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fork.join("fork.json")).unwrap()).unwrap();
+    assert_eq!(record["generation"], 1);
+    // The same command again resumes the finished fork.
+    assert!(ok(brandubh(&args)).contains("run complete: 3"));
+    // Refused: a generation the base has not finished, another net shape.
+    let other = d.join("other").display().to_string();
+    let err = |args: &[&str]| {
+        let out = brandubh(args);
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = err(&[
+        "loop",
+        "--run-dir",
+        &other,
+        "--fork-from",
+        &base,
+        "--fork-at",
+        "5",
+    ]);
+    assert!(e.contains("generation 5 is not finished"), "{e}");
+    let wide = d.join("wide.toml");
+    std::fs::write(&wide, tiny.replace("channels = 8", "channels = 16")).unwrap();
+    let wide_s = wide.display().to_string();
+    let e = err(&[
+        "loop",
+        "--config",
+        &wide_s,
+        "--run-dir",
+        &other,
+        "--fork-from",
+        &base,
+        "--fork-at",
+        "1",
+    ]);
+    assert!(e.contains("[net]") && e.contains("net's shape"), "{e}");
+    let _ = std::fs::remove_dir_all(&d);
+}

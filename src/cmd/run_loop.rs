@@ -28,6 +28,17 @@ pub struct LoopArgs {
     /// ignores it.
     #[arg(long, value_name = "CHECKPOINT")]
     from: Option<PathBuf>,
+    /// A new run that forks this run after generation `--fork-at`: it
+    /// starts with that run's checkpoints, games and records up to there
+    /// and goes on under `--config` (default: that run's own config), which
+    /// must keep its rule set and net shape. Two forks of one run measure a
+    /// change to the pipeline (docs/training.md).
+    #[arg(long, value_name = "RUN_DIR", requires = "fork_at", conflicts_with_all = ["from", "rules"])]
+    fork_from: Option<PathBuf>,
+    /// The last generation a fork shares with `--fork-from`.
+    #[arg(long, value_name = "GENERATION", requires = "fork_from",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    fork_at: Option<u32>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -187,7 +198,26 @@ fn toml_string(s: &str) -> String {
 }
 
 pub fn run_loop(a: LoopArgs, env: &super::Env) -> Result<()> {
-    let mut run = open_run(&a.config, a.rules.as_deref(), &a.run_dir, a.from.as_deref())?;
+    let mut run = match (&a.fork_from, a.fork_at) {
+        (Some(base), Some(at)) => {
+            let given = config_text(&a.config)?;
+            let run = Run::fork(
+                base,
+                at,
+                &a.run_dir,
+                given.as_ref().map(|(t, f)| (t.as_str(), f.as_str())),
+            )?;
+            println!(
+                "run in {}: a fork of {} after generation {at}, iteration {} of {}",
+                a.run_dir.display(),
+                base.display(),
+                run.state.iteration,
+                run.config.generations
+            );
+            run
+        }
+        _ => open_run(&a.config, a.rules.as_deref(), &a.run_dir, a.from.as_deref())?,
+    };
     run.set_inference(env.inference);
     run.run(&Bars::new())?;
     println!(

@@ -9,11 +9,13 @@
 //! evaluation games in flight.
 
 mod evaluation;
+mod fork;
 mod open;
 mod record;
 mod selfplay;
 mod training;
 
+pub use fork::ForkRecord;
 use record::recorded_iterations;
 pub use record::{process_cpu_seconds, EqualTime, IterationRecord, RunError};
 
