@@ -29,6 +29,9 @@ pub struct SelfPlayConfig {
     /// How many of the newest earlier generations those past nets are
     /// drawn from (uniformly).
     pub past_generations: u32,
+    /// The first generation of a run whose self-play plays past nets
+    /// (earlier ones play only the current net).
+    pub past_from_generation: u32,
 }
 
 impl Default for SelfPlayConfig {
@@ -42,6 +45,7 @@ impl Default for SelfPlayConfig {
             attacker_sims_factor: 1.0,
             past_share: 0.0,
             past_generations: 10,
+            past_from_generation: 1,
         }
     }
 }

@@ -101,13 +101,16 @@ pub struct EvalSection {
 impl RunConfig {
     /// The self-play settings of generation `it` (from 1): the config's,
     /// with the attackers' handicap decayed as `handicap_decay_generations`
-    /// says.
+    /// says, and no past opponents before `selfplay.past_from_generation`.
     pub fn selfplay_at(&self, it: u32) -> SelfPlayConfig {
         let mut c = self.selfplay.clone();
         let k = self.handicap_decay_generations;
         if k > 0 {
             let left = 1.0 - (it.saturating_sub(1) as f32 / k as f32).min(1.0);
             c.attacker_sims_factor = 1.0 + (c.attacker_sims_factor - 1.0) * left;
+        }
+        if it < c.past_from_generation {
+            c.past_share = 0.0;
         }
         c
     }

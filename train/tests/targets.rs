@@ -474,6 +474,20 @@ fn a_tiny_net_fits_the_plies_left() {
 }
 
 #[test]
+fn past_opponents_start_at_their_generation() {
+    let mut c = RunConfig::from_toml(
+        &std::fs::read_to_string("../configs/runs/strong.toml").unwrap(),
+        "strong.toml",
+    )
+    .unwrap();
+    c.selfplay.past_share = 0.25;
+    c.selfplay.past_from_generation = 11;
+    assert_eq!(c.selfplay_at(10).past_share, 0.0);
+    assert_eq!(c.selfplay_at(11).past_share, 0.25);
+    assert_eq!(c.selfplay_at(36).past_share, 0.25);
+}
+
+#[test]
 fn past_opponents_are_the_generations_before_the_current_net() {
     use brandubh_train::past_generation_names;
     assert_eq!(
