@@ -1270,6 +1270,21 @@ fn a_fork_shares_its_runs_past_and_goes_on_under_its_own_config() {
         "5",
     ]);
     assert!(e.contains("generation 5 is not finished"), "{e}");
+    // `--rules` names the config's rule set, which must be the run's.
+    let e = err(&[
+        "loop",
+        "--config",
+        "tests/data/tiny-run.toml",
+        "--rules",
+        "modern",
+        "--run-dir",
+        &other,
+        "--fork-from",
+        &base,
+        "--fork-at",
+        "1",
+    ]);
+    assert!(e.contains("a fork keeps the rule set"), "{e}");
     let wide = d.join("wide.toml");
     std::fs::write(&wide, tiny.replace("channels = 8", "channels = 16")).unwrap();
     let wide_s = wide.display().to_string();

@@ -30,10 +30,16 @@ pub struct LoopArgs {
     from: Option<PathBuf>,
     /// A new run that forks this run after generation `--fork-at`: it
     /// starts with that run's checkpoints, games and records up to there
-    /// and goes on under `--config` (default: that run's own config), which
-    /// must keep its rule set and net shape. Two forks of one run measure a
+    /// and goes on under `--config` (default: that run's own config; with
+    /// `--rules`, that rule set in it), which must keep its rule set and
+    /// net shape. Two forks of one run measure a
     /// change to the pipeline (docs/training.md).
-    #[arg(long, value_name = "RUN_DIR", requires = "fork_at", conflicts_with_all = ["from", "rules"])]
+    #[arg(
+        long,
+        value_name = "RUN_DIR",
+        requires = "fork_at",
+        conflicts_with = "from"
+    )]
     fork_from: Option<PathBuf>,
     /// The last generation a fork shares with `--fork-from`.
     #[arg(long, value_name = "GENERATION", requires = "fork_from",
@@ -200,7 +206,19 @@ fn toml_string(s: &str) -> String {
 pub fn run_loop(a: LoopArgs, env: &super::Env) -> Result<()> {
     let mut run = match (&a.fork_from, a.fork_at) {
         (Some(base), Some(at)) => {
-            let given = config_text(&a.config)?;
+            let mut given = config_text(&a.config)?;
+            if let Some(r) = &a.rules {
+                let (t, f) = match given {
+                    Some(g) => g,
+                    None => {
+                        let p = base.join("config.toml");
+                        let t = std::fs::read_to_string(&p)
+                            .with_context(|| format!("reading {}", p.display()))?;
+                        (t, p.display().to_string())
+                    }
+                };
+                given = Some((with_rules(&t, r), format!("{f} with rules {r}")));
+            }
             let run = Run::fork(
                 base,
                 at,
