@@ -205,9 +205,11 @@ fn bad_specs_are_refused() {
     assert!(on.cfg.solver && on.cfg.escape_forks);
     let off = PlayerSpec::parse("mcts").unwrap().mcts_settings();
     assert!(!off.cfg.solver && !off.cfg.escape_forks);
-    // With no limit, the default simulations; batches no larger than sims/32.
+    // With no limit, no simulation cap in the settings (the default one
+    // applies only when no time is given either); batches no larger than
+    // a 32nd of the simulations.
     let m = PlayerSpec::parse("mcts").unwrap().mcts_settings();
-    assert_eq!((m.sims, m.millis, m.batch), (Some(400), None, 8));
+    assert_eq!((m.sims, m.millis, m.batch), (None, None, 8));
     let m = PlayerSpec::parse("mcts:sims=64").unwrap().mcts_settings();
     assert_eq!(m.batch, 2);
     let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
@@ -302,4 +304,69 @@ fn a_verified_mcts_player_plays_legal_games() {
         assert!(game.legal_moves().contains(&mv), "{mv}");
         game.play(mv).unwrap();
     }
+}
+
+/// A spec with no limit is bounded by a clock's time alone: the default
+/// depth and simulation count hold only when no time is given, and a timed
+/// alpha-beta search uses every core unless the spec names its threads.
+#[test]
+fn a_clock_alone_bounds_a_spec_without_limits() {
+    use brandubh_alphabeta::time::Limits;
+    use std::time::Duration;
+    let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let second = Some(Duration::from_secs(1));
+
+    let plain = PlayerSpec::parse("alphabeta")
+        .unwrap()
+        .build_alphabeta(&rules)
+        .unwrap();
+    let untimed = plain.limits_for(None);
+    assert_eq!(
+        untimed,
+        Limits {
+            depth: Some(brandubh_play::AlphaBetaPlayer::DEFAULT_DEPTH),
+            nodes: None,
+            millis: None
+        }
+    );
+    assert_eq!(
+        plain.threads_for(&untimed),
+        1,
+        "a depth limit searches on one thread"
+    );
+    let clocked = plain.limits_for(second);
+    assert_eq!(
+        clocked,
+        Limits {
+            depth: None,
+            nodes: None,
+            millis: Some(1000)
+        }
+    );
+    assert_eq!(
+        plain.threads_for(&clocked),
+        cores,
+        "a timed search uses every core"
+    );
+
+    // The spec's own caps and threads stay under a clock.
+    let capped = PlayerSpec::parse("alphabeta:depth=6,threads=1")
+        .unwrap()
+        .build_alphabeta(&rules)
+        .unwrap();
+    let l = capped.limits_for(second);
+    assert_eq!((l.depth, l.millis), (Some(6), Some(1000)));
+    assert_eq!(capped.threads_for(&l), 1);
+
+    // MCTS: the default simulation count without a time, the time alone with one.
+    let mut mcts = PlayerSpec::parse("mcts:threads=1")
+        .unwrap()
+        .build_mcts(&rules, 1, &brandubh_play::PlayContext::uniform_only())
+        .unwrap();
+    let game = brandubh_rules::Game::new(rules.clone());
+    let untimed = mcts.search(&game, None).simulations;
+    assert_eq!(untimed, brandubh_play::mcts_player::DEFAULT_SIMS);
+    let timed = mcts.search(&game, second).simulations;
+    assert!(timed > untimed, "{timed} simulations in a second");
 }

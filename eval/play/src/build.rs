@@ -35,7 +35,7 @@ impl PlayerSpec {
                 q_normalize: m.qnorm.unwrap_or(defaults.q_normalize),
                 ..defaults
             },
-            sims,
+            sims: m.sims,
             millis: m.ms,
             batch: m.batch.unwrap_or_else(|| default_batch(sims)),
             threads: m.threads.unwrap_or_else(all_cores),
@@ -86,14 +86,11 @@ impl PlayerSpec {
             });
         }
         let ab = self.alphabeta();
-        let mut limits = Limits {
+        let limits = Limits {
             depth: ab.depth,
             nodes: ab.nodes,
             millis: ab.ms,
         };
-        if limits == Limits::default() {
-            limits.depth = Some(4);
-        }
         let weights = match ab.eval.as_deref() {
             None => EvalWeights::builtin(rules.name()),
             Some(path) => EvalWeights::from_file(std::path::Path::new(path)).map_err(|why| {
@@ -104,10 +101,11 @@ impl PlayerSpec {
             })?,
         };
         let tt = ab.tt.unwrap_or(16);
-        let threads = ab.threads.unwrap_or_else(|| limits.default_threads());
         let mut player =
             AlphaBetaPlayer::new(rules.clone(), limits, weights, tt, self.text.clone());
-        player.set_threads(threads);
+        if let Some(threads) = ab.threads {
+            player.set_threads(threads);
+        }
         Ok(player)
     }
 

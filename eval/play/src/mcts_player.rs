@@ -55,7 +55,9 @@ pub fn sims_limit(sims: Option<u32>, millis: Option<u64>) -> Option<u32> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct MctsSettings {
     pub cfg: MctsConfig,
-    /// Stop after this many simulations (of this move's search).
+    /// Stop after this many simulations (of this move's search). `None`:
+    /// the time (`millis`, a clock's or a command's) alone bounds the
+    /// search, and with no time either it stops after `DEFAULT_SIMS`.
     pub sims: Option<u32>,
     /// Stop after this much wall time per move.
     pub millis: Option<u64>,
@@ -222,9 +224,9 @@ impl MctsPlayer {
         chosen
     }
 
-    /// Replaces the simulation and time limits (see `sims_limit`).
+    /// Replaces the simulation and time limits (see `MctsSettings::sims`).
     pub fn set_limits(&mut self, sims: Option<u32>, millis: Option<u64>) {
-        self.settings.sims = sims_limit(sims, millis);
+        self.settings.sims = sims;
         self.settings.millis = millis;
     }
 
