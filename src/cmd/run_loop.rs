@@ -102,14 +102,24 @@ impl Progress for Bars {
     }
 }
 
+/// A config file's text and its name for messages.
+fn read_config(p: &std::path::Path) -> Result<(String, String)> {
+    Ok((
+        std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
+        p.display().to_string(),
+    ))
+}
+
 fn config_text(path: &Option<PathBuf>) -> Result<Option<(String, String)>> {
-    Ok(match path {
-        Some(p) => Some((
-            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
-            p.display().to_string(),
-        )),
-        None => None,
-    })
+    path.as_deref().map(read_config).transpose()
+}
+
+/// A config (text, name) with its rule set replaced by `rules`.
+fn renamed_rules((text, name): (String, String), rules: &str) -> (String, String) {
+    (
+        with_rules(&text, rules),
+        format!("{name} with rules {rules}"),
+    )
 }
 
 /// Opens the run in `dir` (a new one from `config`, or the built-in
@@ -130,13 +140,13 @@ pub fn open_run(
         None
     };
     if let Some(r) = rules.filter(|_| check_rules.is_none()) {
-        let (t, f) = given.unwrap_or_else(|| {
+        let config = given.unwrap_or_else(|| {
             (
                 DEFAULT_RUN.to_string(),
                 "configs/runs/default.toml".to_string(),
             )
         });
-        given = Some((with_rules(&t, r), format!("{f} with rules {r}")));
+        given = Some(renamed_rules(config, r));
     }
     let text = match (&given, fresh) {
         (Some((t, f)), _) => Some((t.as_str(), f.as_str())),
@@ -208,16 +218,11 @@ pub fn run_loop(a: LoopArgs, env: &super::Env) -> Result<()> {
         (Some(base), Some(at)) => {
             let mut given = config_text(&a.config)?;
             if let Some(r) = &a.rules {
-                let (t, f) = match given {
+                let config = match given {
                     Some(g) => g,
-                    None => {
-                        let p = base.join("config.toml");
-                        let t = std::fs::read_to_string(&p)
-                            .with_context(|| format!("reading {}", p.display()))?;
-                        (t, p.display().to_string())
-                    }
+                    None => read_config(&base.join("config.toml"))?,
                 };
-                given = Some((with_rules(&t, r), format!("{f} with rules {r}")));
+                given = Some(renamed_rules(config, r));
             }
             let run = Run::fork(
                 base,
