@@ -1302,3 +1302,61 @@ fn a_fork_shares_its_runs_past_and_goes_on_under_its_own_config() {
     assert!(e.contains("[net]") && e.contains("net's shape"), "{e}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn generations_extends_a_finished_run_in_place_and_never_shortens_one() {
+    let d = std::env::temp_dir().join(format!("brandubh-extend-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let run = d.join("run").display().to_string();
+    let out = |args: &[&str]| {
+        let o = brandubh(args);
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let config = || std::fs::read_to_string(d.join("run/config.toml")).unwrap();
+    let records = || {
+        std::fs::read_to_string(d.join("run/generations.jsonl"))
+            .unwrap()
+            .lines()
+            .count()
+    };
+    let tiny = ["--config", "tests/data/tiny-run.toml", "--run-dir", &run];
+    let (ok, _, e) = out(&[&["loop"][..], &tiny].concat());
+    assert!(ok, "{e}");
+    assert_eq!(records(), 2);
+    // Shorter than what is finished: refused, the run's config untouched.
+    let (ok, _, e) = out(&["loop", "--run-dir", &run, "--generations", "1"]);
+    assert!(!ok);
+    assert!(e.contains("2 generations are already finished"), "{e}");
+    assert!(config().contains("\ngenerations = 2\n"));
+    // Longer: the finished run goes on, its config says so and keeps its
+    // comments.
+    let (ok, o, e) = out(&["loop", "--run-dir", &run, "--generations", "3"]);
+    assert!(ok, "{e}");
+    assert!(o.contains("run complete: 3"), "{o}");
+    assert_eq!(records(), 3);
+    assert!(config().contains("\ngenerations = 3\n"));
+    assert!(config().starts_with("# A tiny run"), "{}", config());
+    // The command that started it, with the new length, resumes it; without
+    // the new length the config differs and is refused.
+    let (ok, o, e) = out(&[&["loop", "--generations", "3"][..], &tiny].concat());
+    assert!(ok && o.contains("run complete: 3"), "{e}");
+    let (ok, _, e) = out(&[&["loop"][..], &tiny].concat());
+    assert!(!ok && e.contains("different config"), "{e}");
+    // A new run takes the length from the flag.
+    let other = d.join("other").display().to_string();
+    let (ok, o, e) = out(&[
+        "loop",
+        "--config",
+        "tests/data/tiny-run.toml",
+        "--run-dir",
+        &other,
+        "--generations",
+        "1",
+    ]);
+    assert!(ok && o.contains("run complete: 1"), "{e}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,4 +1,5 @@
 use anyhow::{bail, Context, Result};
+use brandubh_train::config::with_top_level;
 use brandubh_train::{Progress, Run};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -45,6 +46,13 @@ pub struct LoopArgs {
     #[arg(long, value_name = "GENERATION", requires = "fork_from",
           value_parser = clap::value_parser!(u32).range(1..))]
     fork_at: Option<u32>,
+    /// Generations to run in place of the config's `generations`. On an
+    /// existing run it changes the run's own config: a finished run goes
+    /// on to this many (`--run-dir runs/raven --generations 46`); it
+    /// cannot go below the generations already finished. The learning
+    /// rate's cosine spans the new length from the next step on.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    generations: Option<u32>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -122,16 +130,35 @@ fn renamed_rules((text, name): (String, String), rules: &str) -> (String, String
     )
 }
 
+/// A config (text, name) with its length replaced by `generations`.
+fn resized((text, name): (String, String), generations: u32) -> (String, String) {
+    (
+        with_top_level(&text, "generations", &generations.to_string()),
+        format!("{name} with {generations} generations"),
+    )
+}
+
 /// Opens the run in `dir` (a new one from `config`, or the built-in
-/// default, when there is none yet) and says which.
+/// default, when there is none yet) and says which. `generations`, when
+/// given, replaces the config's length, and an existing run's own.
 pub fn open_run(
     config: &Option<PathBuf>,
     rules: Option<&str>,
+    generations: Option<u32>,
     dir: &std::path::Path,
     from: Option<&std::path::Path>,
 ) -> Result<Run> {
     let mut given = config_text(config)?;
     let fresh = !dir.join("config.toml").exists();
+    if let Some(n) = generations {
+        if !fresh {
+            Run::set_generations(dir, n)?;
+        }
+        if given.is_some() || fresh {
+            let config = given.unwrap_or_else(default_config);
+            given = Some(resized(config, n));
+        }
+    }
     // Resuming with `--rules` alone: the run keeps its own config, whose
     // rule set must be the one named.
     let check_rules = if !fresh && given.is_none() {
@@ -140,12 +167,7 @@ pub fn open_run(
         None
     };
     if let Some(r) = rules.filter(|_| check_rules.is_none()) {
-        let config = given.unwrap_or_else(|| {
-            (
-                DEFAULT_RUN.to_string(),
-                "configs/runs/default.toml".to_string(),
-            )
-        });
+        let config = given.unwrap_or_else(default_config);
         given = Some(renamed_rules(config, r));
     }
     let text = match (&given, fresh) {
@@ -175,27 +197,18 @@ pub fn open_run(
     Ok(run)
 }
 
+/// The built-in default config (text, name).
+fn default_config() -> (String, String) {
+    (
+        DEFAULT_RUN.to_string(),
+        "configs/runs/default.toml".to_string(),
+    )
+}
+
 /// The config text with its top-level `rules` line replaced (comments and
 /// layout kept, so the run's copy still reads as the config did).
 pub(crate) fn with_rules(text: &str, rules: &str) -> String {
-    let line = format!("rules = {}", toml_string(rules));
-    let mut out = Vec::new();
-    let mut done = false;
-    let mut in_table = false;
-    for l in text.lines() {
-        let t = l.trim_start();
-        in_table |= t.starts_with('[');
-        if !done && !in_table && t.starts_with("rules") && t[5..].trim_start().starts_with('=') {
-            out.push(line.clone());
-            done = true;
-        } else {
-            out.push(l.to_string());
-        }
-    }
-    if !done {
-        out.insert(0, line);
-    }
-    out.join("\n") + "\n"
+    with_top_level(text, "rules", &toml_string(rules))
 }
 
 /// A TOML basic string.
@@ -217,12 +230,21 @@ pub fn run_loop(a: LoopArgs, env: &super::Env) -> Result<()> {
     let mut run = match (&a.fork_from, a.fork_at) {
         (Some(base), Some(at)) => {
             let mut given = config_text(&a.config)?;
-            if let Some(r) = &a.rules {
-                let config = match given {
+            if a.rules.is_some() || a.generations.is_some() {
+                let mut config = match given {
                     Some(g) => g,
                     None => read_config(&base.join("config.toml"))?,
                 };
-                given = Some(renamed_rules(config, r));
+                if let Some(r) = &a.rules {
+                    config = renamed_rules(config, r);
+                }
+                if let Some(n) = a.generations {
+                    config = resized(config, n);
+                    if a.run_dir.join("config.toml").exists() {
+                        Run::set_generations(&a.run_dir, n)?;
+                    }
+                }
+                given = Some(config);
             }
             let run = Run::fork(
                 base,
@@ -239,7 +261,13 @@ pub fn run_loop(a: LoopArgs, env: &super::Env) -> Result<()> {
             );
             run
         }
-        _ => open_run(&a.config, a.rules.as_deref(), &a.run_dir, a.from.as_deref())?,
+        _ => open_run(
+            &a.config,
+            a.rules.as_deref(),
+            a.generations,
+            &a.run_dir,
+            a.from.as_deref(),
+        )?,
     };
     run.set_inference(env.inference);
     run.run(&Bars::new())?;

@@ -118,7 +118,7 @@ pub fn run(role: Role, env: &super::Env) -> Result<()> {
         Role::Learn(a) => {
             let store = RunStore::open(&a.run)?;
             let mut run = match store.local_dir() {
-                Some(dir) => open_run(&a.config, None, dir, None)?,
+                Some(dir) => open_run(&a.config, None, None, dir, None)?,
                 None => {
                     // The working copy is the learner's own and never
                     // behind the store (it publishes after writing), so the
@@ -132,7 +132,7 @@ pub fn run(role: Role, env: &super::Env) -> Result<()> {
                             a.work_dir.display()
                         );
                     }
-                    let mut run = open_run(&a.config, None, &a.work_dir, None)?;
+                    let mut run = open_run(&a.config, None, None, &a.work_dir, None)?;
                     run.mirror_to(store)?;
                     run
                 }

@@ -221,3 +221,31 @@ impl RunConfig {
         Ok(())
     }
 }
+
+/// The config text with its top-level `key = …` line set to `value` (a TOML
+/// value as it is written, e.g. `"raven"` or `46`): comments and layout are
+/// kept, so a run's copy still reads as the config did. A text without such
+/// a line gets one at the top.
+pub fn with_top_level(text: &str, key: &str, value: &str) -> String {
+    let line = format!("{key} = {value}");
+    let mut out = Vec::new();
+    let mut done = false;
+    let mut in_table = false;
+    for l in text.lines() {
+        let t = l.trim_start();
+        in_table |= t.starts_with('[');
+        let is_key = t
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with('='));
+        if !done && !in_table && is_key {
+            out.push(line.clone());
+            done = true;
+        } else {
+            out.push(l.to_string());
+        }
+    }
+    if !done {
+        out.insert(0, line);
+    }
+    out.join("\n") + "\n"
+}

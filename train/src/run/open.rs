@@ -12,6 +12,40 @@ impl Run {
         Run::open_from(dir, config_text, None)
     }
 
+    /// Sets the length of the run in `dir` to `generations` in its
+    /// `config.toml`: a finished run then goes on when resumed, or an
+    /// unfinished one stops sooner. Refused below the generations already
+    /// finished. The learning rate's cosine spans the new length from the
+    /// next step on (it is a function of the step and the run's length).
+    pub fn set_generations(dir: &Path, generations: u32) -> Result<(), RunError> {
+        let cfg_path = dir.join("config.toml");
+        let text = std::fs::read_to_string(&cfg_path).map_err(io(&cfg_path))?;
+        let new_text =
+            crate::config::with_top_level(&text, "generations", &generations.to_string());
+        let source = cfg_path.display().to_string();
+        let old = RunConfig::from_toml(&text, &source)?;
+        RunConfig::from_toml(&new_text, &source)?;
+        if old.generations == generations {
+            return Ok(());
+        }
+        let state_path = dir.join("state.json");
+        if state_path.exists() {
+            let s = std::fs::read_to_string(&state_path).map_err(io(&state_path))?;
+            let state: RunState = serde_json::from_str(&s).map_err(|x| RunError::BadFile {
+                path: state_path.clone(),
+                why: x.to_string(),
+            })?;
+            if generations < state.iteration {
+                return Err(RunError::State(format!(
+                    "{}: {} generations are already finished; a run cannot be shortened to {generations}",
+                    dir.display(),
+                    state.iteration
+                )));
+            }
+        }
+        write_atomic(&cfg_path, new_text.as_bytes())
+    }
+
     /// As `open`, but a new run's generation 0 is the net in checkpoint
     /// directory `start` (fine-tuning it, for the run's rules) instead of
     /// random weights. Its shape must be the config's `[net]`; the net may
