@@ -148,16 +148,17 @@ pub fn open_run(
     dir: &std::path::Path,
     from: Option<&std::path::Path>,
 ) -> Result<Run> {
-    let mut given = config_text(config)?;
     let fresh = !dir.join("config.toml").exists();
+    // A new run always starts from a config text; an existing one has its own.
+    let mut given = match config_text(config)? {
+        None if fresh => Some(default_config()),
+        g => g,
+    };
     if let Some(n) = generations {
         if !fresh {
             Run::set_generations(dir, n)?;
         }
-        if given.is_some() || fresh {
-            let config = given.unwrap_or_else(default_config);
-            given = Some(resized(config, n));
-        }
+        given = given.map(|c| resized(c, n));
     }
     // Resuming with `--rules` alone: the run keeps its own config, whose
     // rule set must be the one named.
@@ -167,14 +168,9 @@ pub fn open_run(
         None
     };
     if let Some(r) = rules.filter(|_| check_rules.is_none()) {
-        let config = given.unwrap_or_else(default_config);
-        given = Some(renamed_rules(config, r));
+        given = given.map(|c| renamed_rules(c, r));
     }
-    let text = match (&given, fresh) {
-        (Some((t, f)), _) => Some((t.as_str(), f.as_str())),
-        (None, true) => Some((DEFAULT_RUN, "configs/runs/default.toml")),
-        (None, false) => None,
-    };
+    let text = given.as_ref().map(|(t, f)| (t.as_str(), f.as_str()));
     let run = Run::open_from(dir, text, from)?;
     if let Some(r) = check_rules {
         let named = brandubh_rules::RuleSet::named(r)?;

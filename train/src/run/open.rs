@@ -30,11 +30,7 @@ impl Run {
         }
         let state_path = dir.join("state.json");
         if state_path.exists() {
-            let s = std::fs::read_to_string(&state_path).map_err(io(&state_path))?;
-            let state: RunState = serde_json::from_str(&s).map_err(|x| RunError::BadFile {
-                path: state_path.clone(),
-                why: x.to_string(),
-            })?;
+            let state = read_state(&state_path)?;
             if generations < state.iteration {
                 return Err(RunError::State(format!(
                     "{}: {} generations are already finished; a run cannot be shortened to {generations}",
@@ -98,11 +94,7 @@ impl Run {
         }
         let state_path = dir.join("state.json");
         let state = if state_path.exists() {
-            let s = std::fs::read_to_string(&state_path).map_err(io(&state_path))?;
-            serde_json::from_str(&s).map_err(|x| RunError::BadFile {
-                path: state_path.clone(),
-                why: x.to_string(),
-            })?
+            read_state(&state_path)?
         } else {
             generation_zero(dir, &config, &rules, start)?;
             let s = RunState {
@@ -126,6 +118,15 @@ impl Run {
             players: players_on(None),
         })
     }
+}
+
+/// A run's `state.json`.
+fn read_state(path: &Path) -> Result<RunState, RunError> {
+    let s = std::fs::read_to_string(path).map_err(io(path))?;
+    serde_json::from_str(&s).map_err(|x| RunError::BadFile {
+        path: path.to_path_buf(),
+        why: x.to_string(),
+    })
 }
 
 /// Writes `DIR/checkpoints/gen-0000`, from `start` when given (its shape
