@@ -421,6 +421,63 @@ fn bad_limits_and_players_are_clear_errors() {
 }
 
 #[test]
+fn a_match_resumes_from_its_record_file() {
+    let dir = std::env::temp_dir().join(format!("brandubh-cli-resume-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("m.jsonl");
+    let out_s = out.to_str().unwrap();
+    let args = |pairs: &'static str| {
+        vec![
+            "match",
+            "--a",
+            "alphabeta:depth=1",
+            "--b",
+            "random",
+            "--seed",
+            "3",
+            "--pairs",
+            pairs,
+            "--out",
+            out_s,
+            "--json",
+        ]
+    };
+    // Nothing to resume from yet: a fresh match, and a note that says so.
+    let mut first = args("2");
+    first.push("--resume");
+    let o = brandubh(&first);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("starting from the first pair"));
+    let mut more = args("3");
+    more.push("--resume");
+    let o = brandubh(&more);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("resume: 2 whole pairs kept"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["pairs"].as_u64(), v["games"].as_u64()),
+        (Some(3), Some(6))
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 6);
+    // Another seed's match is refused, and its file left as it was.
+    let mut other = args("4");
+    other[6] = "4";
+    other.push("--resume");
+    let o = brandubh(&other);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("line 1") && err.contains("--seed"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 6);
+    // --resume needs the file it resumes from.
+    let o = brandubh(&["match", "--a", "random", "--b", "random", "--resume"]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--out"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn a_clocked_match_reports_time_per_move() {
     let v = ok_json(&[
         "match",

@@ -1,6 +1,6 @@
 use anyhow::{bail, Context, Result};
 use brandubh_arena::stats::Sprt;
-use brandubh_arena::{run_match, MatchConfig, MatchSummary};
+use brandubh_arena::{resumable_pairs, run_match_from, MatchConfig, MatchSummary, Resumed};
 use brandubh_arena::{OpeningFilter, TimeControl};
 use brandubh_play::{PlayerKind, PlayerSpec};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -63,6 +63,13 @@ pub struct Args {
     /// Write every finished game here as JSON lines (see docs/arena.md).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Go on with a match that was cut short (a kill, a crash, a closed
+    /// terminal), or extend a finished one to more --pairs: keep the whole
+    /// pairs that --out's file (OUT.partial while unfinished) holds and
+    /// play from the next pair. Give the same command as before; games
+    /// from another match (rule set, players, seed, openings) are refused.
+    #[arg(long, requires = "out")]
+    resume: bool,
     /// Also write every game as an OpenTafl game file (.otg) in this
     /// directory (created if missing).
     #[arg(long, value_name = "DIR")]
@@ -170,7 +177,12 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
     if let Some(dir) = &a.otg {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let (summary, games) = run_match(&cfg, a.out.as_deref(), &|_| bar.inc(1))?;
+    let prior = match (&a.out, a.resume) {
+        (Some(out), true) => earlier_games(&cfg, out)?,
+        _ => Resumed::default(),
+    };
+    bar.inc(prior.games.len() as u64);
+    let (summary, games) = run_match_from(&cfg, &prior.games, a.out.as_deref(), &|_| bar.inc(1))?;
     bar.finish_and_clear();
     if let Some(dir) = &a.otg {
         for g in &games {
@@ -186,6 +198,41 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The whole pairs of an earlier run of this match: from `OUT.partial`
+/// where one was cut short, else from a finished `OUT`.
+fn earlier_games(cfg: &MatchConfig, out: &std::path::Path) -> Result<Resumed> {
+    let partial = PathBuf::from(format!("{}.partial", out.display()));
+    let Some(path) = [&partial, &out.to_path_buf()]
+        .into_iter()
+        .find(|p| p.exists())
+        .cloned()
+    else {
+        eprintln!(
+            "resume: no games at {} or {}: starting from the first pair",
+            partial.display(),
+            out.display()
+        );
+        return Ok(Resumed::default());
+    };
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let prior = resumable_pairs(cfg, &text, &path)?;
+    eprintln!(
+        "resume: {} whole pairs kept from {}{}",
+        prior.pairs,
+        path.display(),
+        if prior.dropped > 0 {
+            format!(
+                ", {} games of unfinished pairs to be played again",
+                prior.dropped
+            )
+        } else {
+            String::new()
+        }
+    );
+    Ok(prior)
 }
 
 fn print_summary(s: &MatchSummary) {

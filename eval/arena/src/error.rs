@@ -12,6 +12,8 @@ pub enum ArenaError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot resume the match: {0}")]
+    Resume(String),
     #[error("{path}, line {line}: {why}")]
     BadRecord {
         path: PathBuf,

@@ -74,15 +74,37 @@ pub struct SprtReport {
     pub verdict: SprtVerdict,
 }
 
-/// Runs a match. `progress` is called from worker threads after each game.
-/// Pairs are played in batches across threads but accounted in pair order,
-/// so the result (and where an SPRT stops) does not depend on scheduling.
+/// Runs a match from its first pair. `progress` is called from worker
+/// threads after each game. Pairs are played in batches across threads but
+/// accounted in pair order, so the result (and where an SPRT stops) does
+/// not depend on scheduling.
 pub fn run_match(
     cfg: &MatchConfig,
     out: Option<&Path>,
     progress: &(dyn Fn(&GameRecord) + Sync),
 ) -> Result<(MatchSummary, Vec<GameRecord>), ArenaError> {
+    run_match_from(cfg, &[], out, progress)
+}
+
+/// Runs a match that goes on from `prior`: the complete pairs, first to
+/// last, of an earlier run of the same match that was cut short
+/// (`crate::resume::resumable_pairs` reads and checks them). They are
+/// accounted as if just played and written to `out` again, and play starts
+/// at the pair after them.
+pub fn run_match_from(
+    cfg: &MatchConfig,
+    prior: &[GameRecord],
+    out: Option<&Path>,
+    progress: &(dyn Fn(&GameRecord) + Sync),
+) -> Result<(MatchSummary, Vec<GameRecord>), ArenaError> {
     use rayon::prelude::*;
+    let per_pair = if cfg.swap_sides { 2 } else { 1 };
+    if !prior.len().is_multiple_of(per_pair) {
+        return Err(ArenaError::Resume(format!(
+            "{} earlier games do not make whole pairs",
+            prior.len()
+        )));
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(cfg.threads.max(1))
         .build()
@@ -114,9 +136,17 @@ pub fn run_match(
         sprt: None,
     };
     let mut records = Vec::new();
+    let mut decided = false;
+    for pair in prior.chunks(per_pair) {
+        decided = account_pair(cfg, &mut summary, writer.as_mut(), pair)?;
+        records.extend_from_slice(pair);
+        if decided {
+            break;
+        }
+    }
     let batch = (cfg.threads.max(1) as u64) * 2;
-    let mut next = 0u64;
-    'outer: while next < cfg.pairs {
+    let mut next = summary.pairs;
+    'outer: while next < cfg.pairs && !decided {
         let end = (next + batch).min(cfg.pairs);
         let done: Vec<Result<Vec<GameRecord>, ArenaError>> = pool.install(|| {
             (next..end)
@@ -141,71 +171,10 @@ pub fn run_match(
         });
         for pair in done {
             let pair = pair?;
-            let mut a_points = 0.0;
-            for rec in &pair {
-                let att_pts = rec.attacker_points();
-                let a_is_att = rec.game == 0;
-                a_points += if a_is_att { att_pts } else { 1.0 - att_pts };
-                if rec.result == RecordResult::Unfinished {
-                    summary.unfinished += 1;
-                }
-                let (att_wdl, def_wdl) = if a_is_att {
-                    (&mut summary.a_as_attackers, &mut summary.b_as_defenders)
-                } else {
-                    (&mut summary.b_as_attackers, &mut summary.a_as_defenders)
-                };
-                if att_pts == 1.0 {
-                    att_wdl.wins += 1;
-                    def_wdl.losses += 1;
-                } else if att_pts == 0.0 {
-                    att_wdl.losses += 1;
-                    def_wdl.wins += 1;
-                } else {
-                    att_wdl.draws += 1;
-                    def_wdl.draws += 1;
-                }
-                summary.games += 1;
-                let (att_times, def_times) = if a_is_att {
-                    (&mut summary.a_times, &mut summary.b_times)
-                } else {
-                    (&mut summary.b_times, &mut summary.a_times)
-                };
-                for (i, us) in rec.move_us.iter().enumerate() {
-                    let ms = *us as f64 / 1e3;
-                    // Moves after the opening alternate from whoever is to move then.
-                    let first_is_att = (rec.opening.len() % 2 == 0)
-                        == (cfg.rules.options.first_to_move == Side::Attackers);
-                    let is_att = (i % 2 == 0) == first_is_att;
-                    if is_att {
-                        att_times.add(ms);
-                    } else {
-                        def_times.add(ms);
-                    }
-                }
-                if let Some(w) = writer.as_mut() {
-                    w.write(rec)?;
-                }
-            }
-            summary.pairs += 1;
-            if cfg.swap_sides {
-                summary.pentanomial.add(a_points);
-            }
+            let stop = account_pair(cfg, &mut summary, writer.as_mut(), &pair)?;
             records.extend(pair);
-            if let Some(sprt) = cfg.sprt {
-                let (llr, verdict) = sprt.verdict(&summary.pentanomial);
-                let (lo, hi) = sprt.bounds();
-                summary.sprt = Some(SprtReport {
-                    elo0: sprt.elo0,
-                    elo1: sprt.elo1,
-                    alpha: sprt.alpha,
-                    beta: sprt.beta,
-                    llr,
-                    bounds: [lo, hi],
-                    verdict,
-                });
-                if verdict != SprtVerdict::Continue {
-                    break 'outer;
-                }
+            if stop {
+                break 'outer;
             }
         }
         next = end;
@@ -226,4 +195,79 @@ pub fn run_match(
         w.finish()?;
     }
     Ok((summary, records))
+}
+
+/// Adds one pair's games to the summary and the record file. True when an
+/// SPRT has decided and the match stops here.
+fn account_pair(
+    cfg: &MatchConfig,
+    summary: &mut MatchSummary,
+    writer: Option<&mut RecordWriter>,
+    pair: &[GameRecord],
+) -> Result<bool, ArenaError> {
+    let mut a_points = 0.0;
+    for rec in pair {
+        let att_pts = rec.attacker_points();
+        let a_is_att = rec.game == 0;
+        a_points += if a_is_att { att_pts } else { 1.0 - att_pts };
+        if rec.result == RecordResult::Unfinished {
+            summary.unfinished += 1;
+        }
+        let (att_wdl, def_wdl) = if a_is_att {
+            (&mut summary.a_as_attackers, &mut summary.b_as_defenders)
+        } else {
+            (&mut summary.b_as_attackers, &mut summary.a_as_defenders)
+        };
+        if att_pts == 1.0 {
+            att_wdl.wins += 1;
+            def_wdl.losses += 1;
+        } else if att_pts == 0.0 {
+            att_wdl.losses += 1;
+            def_wdl.wins += 1;
+        } else {
+            att_wdl.draws += 1;
+            def_wdl.draws += 1;
+        }
+        summary.games += 1;
+        let (att_times, def_times) = if a_is_att {
+            (&mut summary.a_times, &mut summary.b_times)
+        } else {
+            (&mut summary.b_times, &mut summary.a_times)
+        };
+        // Moves after the opening alternate from whoever is to move then.
+        let first_is_att =
+            (rec.opening.len() % 2 == 0) == (cfg.rules.options.first_to_move == Side::Attackers);
+        for (i, us) in rec.move_us.iter().enumerate() {
+            let ms = *us as f64 / 1e3;
+            if (i % 2 == 0) == first_is_att {
+                att_times.add(ms);
+            } else {
+                def_times.add(ms);
+            }
+        }
+    }
+    if let Some(w) = writer {
+        for rec in pair {
+            w.write(rec)?;
+        }
+    }
+    summary.pairs += 1;
+    if cfg.swap_sides {
+        summary.pentanomial.add(a_points);
+    }
+    if let Some(sprt) = cfg.sprt {
+        let (llr, verdict) = sprt.verdict(&summary.pentanomial);
+        let (lo, hi) = sprt.bounds();
+        summary.sprt = Some(SprtReport {
+            elo0: sprt.elo0,
+            elo1: sprt.elo1,
+            alpha: sprt.alpha,
+            beta: sprt.beta,
+            llr,
+            bounds: [lo, hi],
+            verdict,
+        });
+        return Ok(verdict != SprtVerdict::Continue);
+    }
+    Ok(false)
 }

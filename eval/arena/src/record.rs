@@ -144,6 +144,17 @@ pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, ArenaError> {
 /// Reads game records from the text of a game file; `path` names it in
 /// errors, with the line.
 pub fn parse_records(text: &str, path: &Path) -> Result<Vec<GameRecord>, ArenaError> {
+    Ok(numbered_records(text, path)?
+        .into_iter()
+        .map(|(_, rec)| rec)
+        .collect())
+}
+
+/// The records of a game file's text, each with its line number (from 1).
+pub(crate) fn numbered_records(
+    text: &str,
+    path: &Path,
+) -> Result<Vec<(usize, GameRecord)>, ArenaError> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -164,7 +175,7 @@ pub fn parse_records(text: &str, path: &Path) -> Result<Vec<GameRecord>, ArenaEr
                 ),
             });
         }
-        out.push(rec);
+        out.push((i + 1, rec));
     }
     Ok(out)
 }
