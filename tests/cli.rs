@@ -240,6 +240,26 @@ fn balance_plays_and_reads_game_files() {
         "--json",
     ]);
     assert_eq!(v2[0]["attackers"], v[0]["attackers"]);
+    // A larger run resumed from the first keeps its games and plays the rest.
+    let before = std::fs::read_to_string(&games).unwrap();
+    let o = brandubh(&[
+        "balance",
+        "--rules",
+        "wtf",
+        "--player",
+        "alphabeta:depth=1",
+        "--pairs",
+        "4",
+        "--out",
+        d,
+        "--json",
+        "--resume",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v4: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v4[0]["games"], 8);
+    let after = std::fs::read_to_string(&games).unwrap();
+    assert!(after.starts_with(&before) && after.lines().count() == 8);
     // And from self-play shards.
     let sp = dir.join("sp");
     let o = brandubh(&[

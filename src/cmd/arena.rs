@@ -202,7 +202,7 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
 
 /// The whole pairs of an earlier run of this match: from `OUT.partial`
 /// where one was cut short, else from a finished `OUT`.
-fn earlier_games(cfg: &MatchConfig, out: &std::path::Path) -> Result<Resumed> {
+pub(super) fn earlier_games(cfg: &MatchConfig, out: &std::path::Path) -> Result<Resumed> {
     let partial = PathBuf::from(format!("{}.partial", out.display()));
     let Some(path) = [&partial, &out.to_path_buf()]
         .into_iter()

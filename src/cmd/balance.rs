@@ -3,7 +3,7 @@ use anyhow::{bail, Context, Result};
 use brandubh_arena::{
     balance::summarise_all, balance::Balance, balance::GameOutcome, balance::HUMAN_RECORD,
 };
-use brandubh_arena::{read_records, run_match, MatchConfig};
+use brandubh_arena::{read_records, run_match_from, MatchConfig, Resumed};
 use brandubh_charts::attacker_share_chart;
 use brandubh_play::PlayerSpec;
 use brandubh_rules::{all_names, RuleSet};
@@ -52,6 +52,11 @@ pub struct Args {
     /// Print the summaries as JSON.
     #[arg(long)]
     json: bool,
+    /// Go on with a balance run that was cut short: each rule set's games
+    /// file in --out (`games-R.jsonl`, or its `.partial`) keeps its whole
+    /// pairs and play goes on from the next. Give the same command again.
+    #[arg(long, conflicts_with_all = ["games", "sweep"])]
+    resume: bool,
     /// A balance study (configs/balance/*.toml): rule sets or rule
     /// variants, each played by a ladder of players and in cross-play, as
     /// a run directory that resumes after a kill (docs/balance.md).
@@ -135,7 +140,13 @@ fn play_games(a: &Args, env: &super::Env) -> Result<Vec<GameOutcome>> {
             ctx: ctx.clone(),
         };
         let file = a.out.join(format!("games-{name}.jsonl"));
-        let (_, games) = run_match(&cfg, Some(&file), &|_| bar.inc(1))?;
+        let prior = if a.resume {
+            bar.suspend(|| super::arena::earlier_games(&cfg, &file))?
+        } else {
+            Resumed::default()
+        };
+        bar.inc(prior.games.len() as u64);
+        let (_, games) = run_match_from(&cfg, &prior.games, Some(&file), &|_| bar.inc(1))?;
         out.extend(games.iter().map(GameOutcome::from));
     }
     bar.finish_and_clear();
