@@ -201,18 +201,21 @@ fn balance_plays_and_reads_game_files() {
     let dir = std::env::temp_dir().join(format!("brandubh-balance-{}", std::process::id()));
     let out = dir.join("report");
     let d = out.to_str().unwrap();
-    let v = ok_json(&[
-        "balance",
-        "--rules",
-        "wtf",
-        "--player",
-        "alphabeta:depth=1",
-        "--pairs",
-        "3",
-        "--out",
-        d,
-        "--json",
-    ]);
+    let balance = |pairs: &'static str| {
+        vec![
+            "balance",
+            "--rules",
+            "wtf",
+            "--player",
+            "alphabeta:depth=1",
+            "--pairs",
+            pairs,
+            "--out",
+            d,
+            "--json",
+        ]
+    };
+    let v = ok_json(&balance("3"));
     assert_eq!(v[0]["games"], 6);
     for f in [
         "balance.md",
@@ -242,19 +245,9 @@ fn balance_plays_and_reads_game_files() {
     assert_eq!(v2[0]["attackers"], v[0]["attackers"]);
     // A larger run resumed from the first keeps its games and plays the rest.
     let before = std::fs::read_to_string(&games).unwrap();
-    let o = brandubh(&[
-        "balance",
-        "--rules",
-        "wtf",
-        "--player",
-        "alphabeta:depth=1",
-        "--pairs",
-        "4",
-        "--out",
-        d,
-        "--json",
-        "--resume",
-    ]);
+    let mut more = balance("4");
+    more.push("--resume");
+    let o = brandubh(&more);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v4: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v4[0]["games"], 8);

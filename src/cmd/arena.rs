@@ -204,11 +204,11 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
 /// where one was cut short, else from a finished `OUT`.
 pub(super) fn earlier_games(cfg: &MatchConfig, out: &std::path::Path) -> Result<Resumed> {
     let partial = PathBuf::from(format!("{}.partial", out.display()));
-    let Some(path) = [&partial, &out.to_path_buf()]
-        .into_iter()
-        .find(|p| p.exists())
-        .cloned()
-    else {
+    let path = if partial.exists() {
+        partial.clone()
+    } else if out.exists() {
+        out.to_path_buf()
+    } else {
         eprintln!(
             "resume: no games at {} or {}: starting from the first pair",
             partial.display(),

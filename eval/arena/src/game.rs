@@ -21,7 +21,7 @@ pub(crate) fn play_game(
     } else {
         (&cfg.b, &cfg.a)
     };
-    let seed = splitmix64(cfg.seed ^ splitmix64(pair * 2 + game_ix as u64 + 1));
+    let seed = game_seed(cfg.seed, pair, game_ix);
     let mut players = [
         att.build(&cfg.rules, seed, &cfg.ctx)?,
         def.build(&cfg.rules, splitmix64(seed), &cfg.ctx)?,
@@ -102,6 +102,11 @@ pub(crate) fn play_game(
         move_us,
         detail,
     })
+}
+
+/// The seed game `game_ix` of pair `pair` builds its players from.
+pub(crate) fn game_seed(match_seed: u64, pair: u64, game_ix: u8) -> u64 {
+    splitmix64(match_seed ^ splitmix64(pair * 2 + game_ix as u64 + 1))
 }
 
 /// Takes a move's time off a clock: the main time first, then overtime

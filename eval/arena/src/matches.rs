@@ -8,7 +8,7 @@ use crate::opening::*;
 use crate::record::*;
 use crate::stats::*;
 use brandubh_play::ending::RecordResult;
-use brandubh_rules::Side;
+use brandubh_rules::{Move, Side};
 use serde::Serialize;
 use std::path::Path;
 
@@ -110,9 +110,7 @@ pub fn run_match_from(
         .build()
         .expect("thread pool");
     let mut writer = out.map(RecordWriter::create).transpose()?;
-    let filter_start = cfg
-        .balanced
-        .map(|f| (f, opening_score(&cfg.rules, &[], &f)));
+    let openings = MatchOpenings::new(cfg);
     let mut summary = MatchSummary {
         a: cfg.a.text.clone(),
         b: cfg.b.text.clone(),
@@ -152,12 +150,7 @@ pub fn run_match_from(
             (next..end)
                 .into_par_iter()
                 .map(|pair| {
-                    let open = match &filter_start {
-                        Some((f, start)) => {
-                            balanced_opening(&cfg.rules, cfg.seed, pair, cfg.openings, f, *start)
-                        }
-                        None => opening(&cfg.rules, cfg.seed, pair, cfg.openings),
-                    };
+                    let open = openings.of_pair(pair);
                     let g0 = play_game(cfg, pair, 0, &open)?;
                     progress(&g0);
                     if !cfg.swap_sides {
@@ -270,4 +263,29 @@ fn account_pair(
         return Ok(verdict != SprtVerdict::Continue);
     }
     Ok(false)
+}
+
+/// The openings a match plays: balanced under its filter, when it has one,
+/// against the start position's score (searched once).
+pub(crate) struct MatchOpenings<'a> {
+    cfg: &'a MatchConfig,
+    start: Option<(OpeningFilter, i32)>,
+}
+
+impl<'a> MatchOpenings<'a> {
+    pub(crate) fn new(cfg: &'a MatchConfig) -> Self {
+        let start = cfg
+            .balanced
+            .map(|f| (f, opening_score(&cfg.rules, &[], &f)));
+        MatchOpenings { cfg, start }
+    }
+
+    /// The opening both games of pair `pair` start from.
+    pub(crate) fn of_pair(&self, pair: u64) -> Vec<Move> {
+        let c = self.cfg;
+        match &self.start {
+            Some((f, start)) => balanced_opening(&c.rules, c.seed, pair, c.openings, f, *start),
+            None => opening(&c.rules, c.seed, pair, c.openings),
+        }
+    }
 }

@@ -3,9 +3,10 @@
 
 use crate::config::*;
 use crate::error::*;
-use crate::opening::*;
+use crate::game::game_seed;
+use crate::matches::MatchOpenings;
 use crate::record::*;
-use brandubh_rules::{splitmix64, Game};
+use brandubh_rules::Game;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -32,11 +33,11 @@ pub fn resumable_pairs(cfg: &MatchConfig, text: &str, path: &Path) -> Result<Res
     let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
     let records = numbered_records(whole, path)?;
     let per_pair: u8 = if cfg.swap_sides { 2 } else { 1 };
-    let start = cfg
-        .balanced
-        .map(|f| (f, opening_score(&cfg.rules, &[], &f)));
+    let openings = MatchOpenings::new(cfg);
     let rules_hash = format!("{:016x}", cfg.rules.hash);
-    let mut by_pair: BTreeMap<u64, Vec<Option<GameRecord>>> = BTreeMap::new();
+    // Per pair: its games by index, and the opening this match gives it
+    // (worked out once a pair: a balanced one costs searches).
+    let mut by_pair: BTreeMap<u64, (Vec<Option<GameRecord>>, Vec<String>)> = BTreeMap::new();
     for (line, rec) in records {
         let bad = |why: String| ArenaError::BadRecord {
             path: path.to_path_buf(),
@@ -76,20 +77,18 @@ pub fn resumable_pairs(cfg: &MatchConfig, text: &str, path: &Path) -> Result<Res
                 rec.attackers, rec.defenders, att.text, def.text
             )));
         }
-        let seed = splitmix64(cfg.seed ^ splitmix64(rec.pair * 2 + rec.game as u64 + 1));
-        if rec.seed != seed {
+        if rec.seed != game_seed(cfg.seed, rec.pair, rec.game) {
             return Err(bad("a game of a match with another --seed".to_string()));
         }
-        let open = match &start {
-            Some((f, s)) => balanced_opening(&cfg.rules, cfg.seed, rec.pair, cfg.openings, f, *s),
-            None => opening(&cfg.rules, cfg.seed, rec.pair, cfg.openings),
-        };
-        let mut g = Game::new(cfg.rules.clone());
-        for &mv in &open {
-            g.play(mv).expect("opening moves are legal");
-        }
-        let expected: Vec<String> = g.plies().iter().map(|p| p.record().to_string()).collect();
-        if rec.opening != expected {
+        let (games, expected) = by_pair.entry(rec.pair).or_insert_with(|| {
+            let mut g = Game::new(cfg.rules.clone());
+            for mv in openings.of_pair(rec.pair) {
+                g.play(mv).expect("opening moves are legal");
+            }
+            let open = g.plies().iter().map(|p| p.record().to_string()).collect();
+            (vec![None; per_pair as usize], open)
+        });
+        if rec.opening != *expected {
             return Err(bad(format!(
                 "opening {}, but this match opens pair {} with {} (other --openings or --balanced?)",
                 rec.opening.join(" "),
@@ -97,9 +96,7 @@ pub fn resumable_pairs(cfg: &MatchConfig, text: &str, path: &Path) -> Result<Res
                 expected.join(" ")
             )));
         }
-        let slot = &mut by_pair
-            .entry(rec.pair)
-            .or_insert_with(|| vec![None; per_pair as usize])[rec.game as usize];
+        let slot = &mut games[rec.game as usize];
         if slot.is_some() {
             return Err(bad(format!(
                 "game {} of pair {} a second time",
@@ -110,7 +107,7 @@ pub fn resumable_pairs(cfg: &MatchConfig, text: &str, path: &Path) -> Result<Res
     }
     let mut out = Resumed::default();
     let mut read = 0;
-    for (pair, games) in by_pair {
+    for (pair, (games, _)) in by_pair {
         let n = games.iter().flatten().count();
         read += n;
         if pair == out.pairs && n == games.len() {
