@@ -1,6 +1,6 @@
 use anyhow::{bail, Context, Result};
 use brandubh_arena::stats::Sprt;
-use brandubh_arena::{resumable_pairs, run_match_from, MatchConfig, MatchSummary, Resumed};
+use brandubh_arena::{earlier_pairs, run_match_from, MatchConfig, MatchSummary, Resumed};
 use brandubh_arena::{OpeningFilter, TimeControl};
 use brandubh_play::{PlayerKind, PlayerSpec};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -200,25 +200,17 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
     Ok(())
 }
 
-/// The whole pairs of an earlier run of this match: from `OUT.partial`
-/// where one was cut short, else from a finished `OUT`.
+/// The whole pairs of an earlier run of this match, with a line saying
+/// where they came from.
 pub(super) fn earlier_games(cfg: &MatchConfig, out: &std::path::Path) -> Result<Resumed> {
-    let partial = PathBuf::from(format!("{}.partial", out.display()));
-    let path = if partial.exists() {
-        partial.clone()
-    } else if out.exists() {
-        out.to_path_buf()
-    } else {
+    let Some((path, prior)) = earlier_pairs(cfg, out)? else {
         eprintln!(
-            "resume: no games at {} or {}: starting from the first pair",
-            partial.display(),
+            "resume: no games at {}.partial or {}: starting from the first pair",
+            out.display(),
             out.display()
         );
         return Ok(Resumed::default());
     };
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let prior = resumable_pairs(cfg, &text, &path)?;
     eprintln!(
         "resume: {} whole pairs kept from {}{}",
         prior.pairs,

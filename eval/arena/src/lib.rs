@@ -23,4 +23,4 @@ pub use game::charge;
 pub use matches::{run_match, run_match_from, MatchSummary, MoveTimes, SprtReport, Wdl};
 pub use opening::{balanced_opening, opening, opening_score, OpeningFilter, MAX_OPENING_DRAWS};
 pub use record::{parse_records, read_records, GameRecord, RECORD_FORMAT};
-pub use resume::{resumable_pairs, Resumed};
+pub use resume::{earlier_pairs, resumable_pairs, Resumed};

@@ -96,9 +96,14 @@ pub(crate) struct RecordWriter {
     file: std::fs::File,
 }
 
+/// Where a match writing to `path` keeps its games until it ends.
+pub(crate) fn partial_path(path: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.partial", path.display()))
+}
+
 impl RecordWriter {
     pub(crate) fn create(path: &Path) -> Result<RecordWriter, ArenaError> {
-        let partial = PathBuf::from(format!("{}.partial", path.display()));
+        let partial = partial_path(path);
         let io = |source| ArenaError::Io {
             path: partial.clone(),
             source,

@@ -8,7 +8,7 @@ use crate::matches::MatchOpenings;
 use crate::record::*;
 use brandubh_rules::Game;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The earlier games a resumed match keeps.
 #[derive(Clone, Debug, Default)]
@@ -20,6 +20,30 @@ pub struct Resumed {
     /// Games read but played again: those of a pair with a game missing,
     /// and of every pair after it.
     pub dropped: usize,
+}
+
+/// The games an earlier run of `cfg` writing to `out` left: read from
+/// `OUT.partial` where that run was cut short, else from a finished `OUT`,
+/// and kept as [`resumable_pairs`] keeps them. None when neither file
+/// exists; the path read otherwise.
+pub fn earlier_pairs(
+    cfg: &MatchConfig,
+    out: &Path,
+) -> Result<Option<(PathBuf, Resumed)>, ArenaError> {
+    let partial = partial_path(out);
+    let path = if partial.exists() {
+        partial
+    } else if out.exists() {
+        out.to_path_buf()
+    } else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(&path).map_err(|source| ArenaError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let prior = resumable_pairs(cfg, &text, &path)?;
+    Ok(Some((path, prior)))
 }
 
 /// Reads the record file of an earlier run of `cfg` (the text of `path`)
