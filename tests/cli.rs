@@ -525,7 +525,8 @@ fn report_draws_a_runs_progress() {
     for i in 1..=3 {
         lines.push_str(&format!(
             "{{\"iteration\":{i},\"selfplay_seconds\":600.0,\"train_seconds\":1200.0,\"eval_seconds\":0.0,\
-             \"attacker_share\":0.{i},\"score_vs_baseline\":0.25,\"final_policy_loss\":3.0,\"final_value_loss\":0.9,\
+             \"cpu_seconds\":3600.0,\"attacker_share\":0.{i},\"score_vs_baseline\":0.25,\"final_policy_loss\":3.0,\
+             \"final_value_loss\":0.9,\
              \"equal_time\":[{{\"ms\":100,\"pairs\":10,\"score\":0.3,\"elo\":-147.0,\"elo_ci95\":[-300.0,-20.0]}}]}}\n"
         ));
     }
@@ -545,16 +546,17 @@ fn report_draws_a_runs_progress() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("| 2 | 1.00 | 20.0 % | 25.0 % | -50 ± 80 |"),
+        text.contains("| 2 | 1.00 | 2.00 | 20.0 % | 25.0 % | -50 ± 80 |"),
         "{text}"
     );
     assert!(
-        text.contains("| 1 | 0.50 | 10.0 % | 25.0 % | — |"),
+        text.contains("| 1 | 0.50 | 1.00 | 10.0 % | 25.0 % | — |"),
         "{text}"
     );
     for stem in [
         "elo_by_generation",
         "elo_by_hour",
+        "elo_by_cpu_hour",
         "attacker_share",
         "losses",
     ] {
@@ -567,6 +569,74 @@ fn report_draws_a_runs_progress() {
             );
         }
     }
+
+    // A second run on the same anchor is drawn beside the first, named by
+    // its directory; one on another anchor is refused.
+    let fork = dir.join("fork-b");
+    std::fs::create_dir_all(&fork).unwrap();
+    std::fs::copy(
+        dir.join("generations.jsonl"),
+        fork.join("generations.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(
+        fork.join("ratings.json"),
+        r#"{"anchor":"alphabeta:depth=2","ratings":[
+            {"player":"mcts:model=f/checkpoints/gen-0003,sims=64","elo":120.0,"ci95":90.0},
+            {"player":"alphabeta:depth=2","elo":0.0,"ci95":0.0}]}"#,
+    )
+    .unwrap();
+    let both = dir.join("both");
+    let out = brandubh(&[
+        "report",
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--compare",
+        fork.to_str().unwrap(),
+        "--out",
+        both.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(both.join("elo_by_cpu_hour.svg")).unwrap();
+    assert!(
+        svg.contains("fork-b"),
+        "the compared run is not in the legend"
+    );
+    assert!(
+        svg.contains("and 1 more"),
+        "the title does not say a run was added"
+    );
+    let other = dir.join("other-anchor");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(
+        dir.join("generations.jsonl"),
+        other.join("generations.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(
+        other.join("ratings.json"),
+        r#"{"anchor":"alphabeta:depth=3","ratings":[{"player":"alphabeta:depth=3","elo":0.0,"ci95":0.0}]}"#,
+    )
+    .unwrap();
+    let out = brandubh(&[
+        "report",
+        "--run-dir",
+        dir.to_str().unwrap(),
+        "--compare",
+        other.to_str().unwrap(),
+        "--out",
+        both.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("different scales") && err.contains("alphabeta:depth=3"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -1116,7 +1186,7 @@ fn report_rates_each_generation_as_ratings_does() {
         .collect();
     assert_eq!(rows.len(), 2, "{md}");
     for row in rows {
-        let elo = row.split('|').nth(5).unwrap().trim();
+        let elo = row.split('|').nth(6).unwrap().trim();
         assert!(elo.contains('±'), "no Elo in `{row}`");
     }
     for stem in ["elo_by_generation", "elo_by_hour"] {

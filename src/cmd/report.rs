@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 /// Writes, as PNG and SVG: the rating of each generation (Bradley–Terry
 /// over every arena game of the run, anchored on the baseline, 95 %
 /// intervals, the ladder's fixed players as reference lines) against the
-/// generation and against training hours; the attackers' share of
-/// self-play games; the final policy and value losses. Prints the table,
-/// and writes it as `report.md`, with the ratings drawn as `report.json`.
+/// generation, against training hours and against CPU-hours; the
+/// attackers' share of self-play games; the final policy and value
+/// losses. Prints the table, and writes it as `report.md`, with the
+/// ratings drawn as `report.json`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The run directory.
@@ -22,6 +23,12 @@ pub struct Args {
     /// Where the charts go (default: RUN_DIR/report).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Another run to draw beside this one on the rating charts, so that
+    /// forks of one run (or runs of one rule set) are compared by the
+    /// rating they reach per CPU-hour. Repeat it for more runs; each must
+    /// be rated against the same anchor (the baseline) as RUN_DIR.
+    #[arg(long, value_name = "RUN_DIR")]
+    compare: Vec<PathBuf>,
 }
 
 struct Gen {
@@ -233,17 +240,57 @@ fn to_json(gens: &[Gen], refs: &[(String, f64)], anchor: &str) -> serde_json::Va
     })
 }
 
+/// The last part of a run directory's path, as charts name the run.
+fn name_of(run_dir: &Path) -> String {
+    run_dir
+        .file_name()
+        .map_or("run".to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// The rated generations of a run as chart points, `x` giving each one's
+/// place on the horizontal axis.
+fn rating_points(gens: &[Gen], x: &dyn Fn(&Gen) -> f64) -> Vec<Point> {
+    gens.iter()
+        .filter_map(|g| g.rating.map(|(e, ci)| (x(g), e, Some((e - ci, e + ci)))))
+        .collect()
+}
+
 pub fn run(a: Args) -> Result<()> {
     let Gathered { gens, refs, anchor } = gather(&a.run_dir)?;
+    let mut others: Vec<(String, Vec<Gen>)> = Vec::new();
+    for dir in &a.compare {
+        let other = gather(dir)?;
+        if other.anchor != anchor {
+            bail!(
+                "{} is rated against {} but {} against {}: their ratings are on different scales",
+                dir.display(),
+                other.anchor,
+                a.run_dir.display(),
+                anchor
+            );
+        }
+        others.push((name_of(dir), other.gens));
+    }
     let out = a.out.clone().unwrap_or_else(|| a.run_dir.join("report"));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let run_name = a
-        .run_dir
-        .file_name()
-        .map_or("run".to_string(), |n| n.to_string_lossy().into_owned());
-    let rating_points = |x: &dyn Fn(&Gen) -> f64| -> Vec<Point> {
-        gens.iter()
-            .filter_map(|g| g.rating.map(|(e, ci)| (x(g), e, Some((e - ci, e + ci)))))
+    let run_name = name_of(&a.run_dir);
+    // One series per run on the rating charts: this run's alone, or each
+    // run named when others are compared with it.
+    let (title_name, main_series) = if others.is_empty() {
+        (run_name.clone(), "net of each generation".to_string())
+    } else {
+        (
+            format!("{run_name} and {} more", others.len()),
+            run_name.clone(),
+        )
+    };
+    let rating_series = |x: &dyn Fn(&Gen) -> f64| -> Vec<Series> {
+        std::iter::once((main_series.as_str(), &gens))
+            .chain(others.iter().map(|(n, g)| (n.as_str(), g)))
+            .map(|(name, g)| Series {
+                name: name.to_string(),
+                points: rating_points(g, x),
+            })
             .collect()
     };
     let y_elo = format!("Elo (anchor {anchor} = 0), 95 % CI");
@@ -257,39 +304,34 @@ pub fn run(a: Args) -> Result<()> {
     let mut charts: Vec<Chart> = vec![
         (
             "elo_by_generation",
-            format!("{run_name}: rating per generation"),
+            format!("{title_name}: rating per generation"),
             ("generation", y_elo.as_str()),
-            vec![Series {
-                name: "net of each generation".into(),
-                points: rating_points(&|g| g.iteration as f64),
-            }],
+            rating_series(&|g| g.iteration as f64),
             refs.clone(),
         ),
         (
             "elo_by_hour",
-            format!("{run_name}: rating per training hour"),
+            format!("{title_name}: rating per training hour"),
             ("hours (self-play, training, evaluation)", y_elo.as_str()),
-            vec![Series {
-                name: "net of each generation".into(),
-                points: rating_points(&|g| g.hours),
-            }],
+            rating_series(&|g| g.hours),
             refs.clone(),
         ),
     ];
-    if gens.iter().all(|g| g.cpu_hours.is_some()) {
+    // Drawn only from runs whose every generation recorded its CPU time.
+    let has_cpu = |g: &[Gen]| g.iter().all(|g| g.cpu_hours.is_some());
+    if has_cpu(&gens) && others.iter().all(|(_, g)| has_cpu(g)) {
         charts.push((
             "elo_by_cpu_hour",
-            format!("{run_name}: rating per CPU-hour"),
+            format!("{title_name}: rating per CPU-hour"),
             (
                 "CPU-hours (every thread of the run's process)",
                 y_elo.as_str(),
             ),
-            vec![Series {
-                name: "net of each generation".into(),
-                points: rating_points(&|g| g.cpu_hours.unwrap_or(0.0)),
-            }],
+            rating_series(&|g| g.cpu_hours.unwrap_or(0.0)),
             refs.clone(),
         ));
+    } else if !others.is_empty() {
+        eprintln!("no rating-per-CPU-hour chart: a run has generations without their CPU time");
     }
     charts.extend([
         (
@@ -374,7 +416,7 @@ pub fn run(a: Args) -> Result<()> {
         .map(|ms| format!(" vs alphabeta:ms={ms} |"))
         .collect();
     let mut table = format!(
-        "| generation | hours | attacker share | score vs {anchor} | Elo (95 % CI) |{timed_head}\n|---|---|---|---|---|{}\n",
+        "| generation | hours | CPU-hours | attacker share | score vs {anchor} | Elo (95 % CI) |{timed_head}\n|---|---|---|---|---|---|{}\n",
         "---|".repeat(times.len())
     );
     for g in &gens {
@@ -388,9 +430,10 @@ pub fn run(a: Args) -> Result<()> {
             })
             .collect();
         table.push_str(&format!(
-            "| {} | {:.2} | {:.1} % | {} | {} |{timed}\n",
+            "| {} | {:.2} | {} | {:.1} % | {} | {} |{timed}\n",
             g.iteration,
             g.hours,
+            g.cpu_hours.map_or("—".to_string(), |h| format!("{h:.2}")),
             g.attacker_share * 100.0,
             g.score_vs_baseline
                 .map_or("—".to_string(), |s| format!("{:.1} %", s * 100.0)),
