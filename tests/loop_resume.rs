@@ -262,6 +262,59 @@ fn a_kill_in_self_play_leaves_the_same_run_as_no_kill() {
     std::fs::remove_dir_all(&base).ok();
 }
 
+/// `eval.every = 2` plays no evaluation games in the generations it skips
+/// and trains the same nets as evaluating every generation: with
+/// `gating = "always"` the evaluation decides nothing.
+#[test]
+fn evaluating_every_other_generation_trains_the_same_nets() {
+    let base = std::env::temp_dir().join(format!("brandubh-every-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let text = std::fs::read_to_string(TINY_RUN).unwrap().replacen(
+        "generations = 2",
+        "generations = 3",
+        1,
+    );
+    let each = base.join("each.toml");
+    std::fs::write(&each, &text).unwrap();
+    let sparse = base.join("sparse.toml");
+    std::fs::write(&sparse, text.replacen("[eval]", "[eval]\nevery = 2", 1)).unwrap();
+    let (a, b) = (base.join("each"), base.join("sparse"));
+    assert!(start_with(&each, &a).wait().unwrap().success());
+    assert!(start_with(&sparse, &b).wait().unwrap().success());
+    for g in 1..=3 {
+        assert_eq!(net_hash(&a, g), net_hash(&b, g), "generation {g}");
+    }
+    let arena = |dir: &Path, it: u32| {
+        std::fs::read_dir(dir.join("arena"))
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy()
+                    .starts_with(&format!("iter-{it:04}-"))
+            })
+            .count()
+    };
+    // Generation 2 (every second) and 3 (the last) are evaluated, 1 is not.
+    assert_eq!(arena(&b, 1), 0);
+    assert_eq!(arena(&b, 2), arena(&a, 2));
+    assert_eq!(arena(&b, 3), arena(&a, 3));
+    assert!(arena(&a, 1) > 0);
+    let recs = generation_records(&b);
+    assert_eq!(recs.len(), 3);
+    assert!(recs[0].get("score_vs_current").is_none(), "{}", recs[0]);
+    assert!(recs[0].get("equal_time").is_none(), "{}", recs[0]);
+    assert!(recs[1]["score_vs_current"].is_number(), "{}", recs[1]);
+    assert!(recs[2]["score_vs_current"].is_number(), "{}", recs[2]);
+    // The evaluated generations are rated (generation 1 too, as the net
+    // generation 2 played).
+    let ratings = std::fs::read_to_string(b.join("ratings.json")).unwrap();
+    for g in ["gen-0002,", "gen-0003,"] {
+        assert!(ratings.contains(g), "{g}: {ratings}");
+    }
+    std::fs::remove_dir_all(&base).ok();
+}
+
 // The kill campaign (ignored: `cargo test --release --test loop_resume --
 // --ignored`): a tiny run of ten generations killed with SIGKILL twenty
 // times, each kill aimed at a phase (self-play, training, evaluation, and

@@ -96,6 +96,23 @@ pub struct EvalSection {
     pub equal_time_ms: Vec<u64>,
     pub openings: u32,
     pub max_plies: u32,
+    /// Evaluate every this many generations (and the run's last); the
+    /// others are promoted unplayed. With `gating = "always"` the
+    /// evaluation decides nothing, so the nets are the same, reached in
+    /// less time. Above 1 only with `gating = "always"`. Optional; 1.
+    #[serde(default = "every_generation")]
+    pub every: u32,
+}
+
+fn every_generation() -> u32 {
+    1
+}
+
+impl EvalSection {
+    /// Whether generation `it` of a run of `generations` is evaluated.
+    pub fn evaluates(&self, it: u32, generations: u32) -> bool {
+        it.is_multiple_of(self.every.max(1)) || it >= generations
+    }
 }
 
 impl RunConfig {
@@ -188,6 +205,16 @@ impl RunConfig {
         in_range("eval.baseline_pairs", e.baseline_pairs as f64, 0.0, 1e6)?;
         in_range("eval.openings", e.openings as f64, 0.0, 200.0)?;
         in_range("eval.max_plies", e.max_plies as f64, 1.0, 1e5)?;
+        in_range("eval.every", e.every as f64, 1.0, 1e6)?;
+        if e.every > 1 && e.gating != Gating::Always {
+            return Err(ConfigError::Invalid {
+                key: "eval.every".into(),
+                problem: format!(
+                    "{} needs gating = \"always\": with \"score\" every candidate must be played before it is promoted",
+                    e.every
+                ),
+            });
+        }
         // Fixed players are checked now, not after a generation's self-play
         // and training have run.
         let fixed = std::iter::once(("eval.baseline", &e.baseline))

@@ -318,6 +318,32 @@ fn run_config_errors_name_the_key() {
     }
 }
 
+/// Evaluating only some generations is refused where the evaluation
+/// decides the promotion, naming the key.
+#[test]
+fn evaluating_some_generations_needs_gating_always() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/runs/default.toml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let sparse = text.replacen("[eval]", "[eval]\nevery = 3", 1);
+    let c = RunConfig::from_toml(&sparse, "run.toml").unwrap();
+    assert!(!c.eval.evaluates(1, 12) && c.eval.evaluates(3, 12) && c.eval.evaluates(12, 12));
+    assert!(!c.eval.evaluates(11, 12));
+    assert!(text.contains("gating = \"always\""));
+    let gated = sparse.replacen("gating = \"always\"", "gating = \"score\"", 1);
+    let e = RunConfig::from_toml(&gated, "run.toml").unwrap_err();
+    let brandubh_mcts::ConfigError::InFile { source, .. } = &e else {
+        panic!("{e}")
+    };
+    assert!(
+        matches!(&**source, brandubh_mcts::ConfigError::Invalid { key, .. } if key == "eval.every"),
+        "{e}"
+    );
+    assert_eq!(
+        RunConfig::from_toml(&text, "run.toml").unwrap().eval.every,
+        1
+    );
+}
+
 /// One game the attackers won, nine the defenders won and one unfinished,
 /// four positions each: 4 + 36 + 4 entries, oldest first.
 fn lopsided_window() -> Vec<WindowEntry> {

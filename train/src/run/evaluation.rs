@@ -127,8 +127,8 @@ impl Run {
             });
         }
         Ok(EvalOutcome {
-            score: vs.score,
-            elo: vs.elo,
+            score: Some(vs.score),
+            elo: Some(vs.elo),
             base,
             equal_time,
         })

@@ -71,10 +71,12 @@ pub struct RunState {
 }
 
 /// What the evaluation phase measured.
+#[derive(Default)]
 struct EvalOutcome {
-    /// Score and Elo against the current net.
-    score: f64,
-    elo: f64,
+    /// Score and Elo against the current net; none in a generation not
+    /// evaluated.
+    score: Option<f64>,
+    elo: Option<f64>,
     /// Score and Elo against the baseline, when it was played.
     base: Option<(f64, f64)>,
     equal_time: Vec<EqualTime>,
@@ -339,19 +341,24 @@ impl Run {
         }
         let train_seconds = t1.elapsed().as_secs_f64();
         let t2 = Instant::now();
+        let evaluated = self.config.eval.evaluates(it, self.config.generations);
         let EvalOutcome {
             score,
             elo,
             base,
             equal_time,
-        } = self.eval_phase(it, progress)?;
+        } = if evaluated {
+            self.eval_phase(it, progress)?
+        } else {
+            EvalOutcome::default()
+        };
         let eval_seconds = t2.elapsed().as_secs_f64();
         let cpu_seconds = match (selfplay_cpu, cpu1, process_cpu_seconds()) {
             (Some(s), Some(a), Some(b)) => Some(s + (b - a)),
             _ => None,
         };
-        let promoted =
-            self.config.eval.gating == Gating::Always || score >= self.config.eval.promote_score;
+        let promoted = self.config.eval.gating == Gating::Always
+            || score.is_some_and(|s| s >= self.config.eval.promote_score);
         // Self-play statistics of this iteration's games.
         let (games, errors) = read_dir(&self.selfplay_dir(it));
         for x in errors {
@@ -387,7 +394,9 @@ impl Run {
         tb.add_scalar("selfplay/defender_share", rec.defender_share as f32, step);
         tb.add_scalar("selfplay/draw_share", rec.draw_share as f32, step);
         tb.add_scalar("selfplay/mean_length", rec.mean_length as f32, step);
-        tb.add_scalar("eval/score_vs_current", score as f32, step);
+        if let Some(s) = score {
+            tb.add_scalar("eval/score_vs_current", s as f32, step);
+        }
         if let Some((s, el)) = base {
             tb.add_scalar("eval/score_vs_baseline", s as f32, step);
             tb.add_scalar("eval/elo_vs_baseline", el as f32, step);
@@ -408,7 +417,7 @@ impl Run {
             append_line(&log, &json(&rec, false))?;
         }
         progress.line(&format!(
-            "iteration {it}: self-play {:.0} s ({} games, attackers {:.0} %, defenders {:.0} %, {:.0} plies), train {:.0} s (policy {:.3}, value {:.3}), eval {:.0} s: vs current {:.0} % ({:+.0} Elo){}{}",
+            "iteration {it}: self-play {:.0} s ({} games, attackers {:.0} %, defenders {:.0} %, {:.0} plies), train {:.0} s (policy {:.3}, value {:.3}), {}{}{}",
             selfplay_seconds,
             rec.games,
             100.0 * rec.attacker_share,
@@ -417,9 +426,13 @@ impl Run {
             train_seconds,
             rec.final_policy_loss,
             rec.final_value_loss,
-            eval_seconds,
-            100.0 * score,
-            elo,
+            match (score, elo) {
+                (Some(s), Some(e)) => format!(
+                    "eval {eval_seconds:.0} s: vs current {:.0} % ({e:+.0} Elo)",
+                    100.0 * s
+                ),
+                _ => format!("not evaluated (eval.every = {})", self.config.eval.every),
+            },
             base.map_or(String::new(), |(s, el)| format!(", vs {} {:.0} % ({el:+.0} Elo)", self.config.eval.baseline, 100.0 * s)),
             if promoted { ", promoted" } else { ", kept the current net" }
         ));
@@ -429,7 +442,12 @@ impl Run {
         }
         self.state.phase = Phase::SelfPlay;
         self.save_state()?;
-        if let Some(table) = self.write_ratings()? {
+        let table = if evaluated {
+            self.write_ratings()?
+        } else {
+            None
+        };
+        if let Some(table) = table {
             let me = self.mcts_spec(&self.ckpt(&ckpt_name(it)));
             if let Some(r) = table.ratings.iter().find(|r| r.specs.contains(&me)) {
                 tb.add_scalar("eval/rating", r.elo as f32, step);

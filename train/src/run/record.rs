@@ -45,8 +45,12 @@ pub struct IterationRecord {
     pub defender_share: f64,
     pub draw_share: f64,
     pub mean_length: f64,
-    pub score_vs_current: f64,
-    pub elo_vs_current: f64,
+    /// Against the net before it; absent in a generation not evaluated
+    /// (`eval.every`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_vs_current: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elo_vs_current: Option<f64>,
     pub score_vs_baseline: Option<f64>,
     pub elo_vs_baseline: Option<f64>,
     pub final_policy_loss: f32,
