@@ -1440,6 +1440,47 @@ fn a_fork_shares_its_runs_past_and_goes_on_under_its_own_config() {
         "1",
     ]);
     assert!(e.contains("[net]") && e.contains("net's shape"), "{e}");
+    // Allowed: a fork that adds value heads per side; its first own
+    // generation trains them onto the base's net.
+    let sided = d.join("sided.toml");
+    std::fs::write(
+        &sided,
+        tiny.replace(
+            "value_hidden = 16",
+            "value_hidden = 16\nside_value_heads = true",
+        ),
+    )
+    .unwrap();
+    let sided_s = sided.display().to_string();
+    let sided_run = d.join("sided").display().to_string();
+    ok(brandubh(&[
+        "loop",
+        "--config",
+        &sided_s,
+        "--run-dir",
+        &sided_run,
+        "--fork-from",
+        &base,
+        "--fork-at",
+        "1",
+    ]));
+    assert!(gen(&sided_run, "gen-0001")["net"]
+        .get("side_value_heads")
+        .is_none());
+    assert_eq!(gen(&sided_run, "gen-0002")["net"]["side_value_heads"], true);
+    // Not the other way: a fork of it without them is refused.
+    let e = err(&[
+        "loop",
+        "--config",
+        "tests/data/tiny-run.toml",
+        "--run-dir",
+        &other,
+        "--fork-from",
+        &sided_run,
+        "--fork-at",
+        "2",
+    ]);
+    assert!(e.contains("net's shape"), "{e}");
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -28,6 +28,7 @@ impl From<&NetConfig> for NetShape {
             blocks: c.blocks,
             value_hidden: c.value_hidden,
             moves_left: c.moves_left,
+            side_value_heads: c.side_value_heads,
         }
     }
 }
@@ -40,6 +41,7 @@ impl NetShape {
             .with_blocks(self.blocks)
             .with_value_hidden(self.value_hidden)
             .with_moves_left(self.moves_left)
+            .with_side_value_heads(self.side_value_heads)
     }
 }
 
@@ -67,7 +69,8 @@ fn weights_hash(st: &safetensors::SafeTensors) -> String {
 }
 
 /// The net shape the weights themselves hold (the stem's channels, the
-/// residual blocks, the value head's width, the moves-left output), so that a model.json that
+/// residual blocks, the value head's width, the moves-left output, the
+/// value heads per side), so that a model.json that
 /// declares another shape is refused before a net of that shape is built.
 fn weights_shape(st: &safetensors::SafeTensors) -> Result<NetShape, String> {
     let dim0 = |name: &str| {
@@ -94,6 +97,7 @@ fn weights_shape(st: &safetensors::SafeTensors) -> Result<NetShape, String> {
         blocks,
         value_hidden: dim0("value_fc1.bias")?,
         moves_left: st.tensor("moves_left_fc.bias").is_ok(),
+        side_value_heads: st.tensor("value_fc1_def.bias").is_ok(),
     })
 }
 

@@ -271,7 +271,7 @@ pub fn export(
         .collect();
     let card = json!({
         "model": {"id": meta.model_id(), "content_hash": meta.content_hash, "step": meta.step, "generation": meta.generation,
-                   "net": {"channels": config.channels, "blocks": config.blocks, "value_hidden": config.value_hidden, "moves_left": config.moves_left},
+                   "net": {"channels": config.channels, "blocks": config.blocks, "value_hidden": config.value_hidden, "moves_left": config.moves_left, "side_value_heads": config.side_value_heads},
                    "provenance": meta.provenance},
         "rules": {"name": rules.name(), "hash": format!("{:016x}", rules.hash), "options": rules.options,
                   "opentafl": ot, "not_expressible_in_opentafl": unsupported},
@@ -298,7 +298,11 @@ pub fn export(
             "index": "(from * 4 + direction) * 6 + (distance - 1), from = rank*7 + file (a1 = 0), direction 0 north (+rank), 1 east (+file), 2 south, 3 west, distance 1..6",
             "masking": "set the logits of illegal moves to -infinity, then softmax; a pass (only ever the sole legal move) has no index",
         },
-        "value": "softmax of the first three logits: win, draw, loss for the side to move",
+        "value": if config.side_value_heads {
+            "softmax of the first three logits: win, draw, loss for the side to move (the net holds a value head for each side to move and picks it by input plane 3; nothing changes for the caller)"
+        } else {
+            "softmax of the first three logits: win, draw, loss for the side to move"
+        },
         "moves_left": if width > 3 {
             json!(format!("the fourth column of `{WDL_NAME}` times {MOVES_LEFT_SCALE}, at least 0: the plies the game is expected to last from this position"))
         } else {

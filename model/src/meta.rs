@@ -97,6 +97,10 @@ pub struct NetShape {
     /// The net has the moves-left output (absent in files of nets without).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub moves_left: bool,
+    /// The value head's dense layers once per side to move (absent in
+    /// files of nets with one shared head).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub side_value_heads: bool,
 }
 
 /// The largest nets a checkpoint or run config may declare: far above

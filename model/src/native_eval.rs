@@ -247,10 +247,39 @@ pub struct NativeNet {
     policy_conv: Conv,
     policy_fc: Dense,
     value_conv: Conv,
-    value_fc1: Dense,
+    /// The value head's dense layers: one pair, or with side heads the
+    /// attackers' pair and then the defenders'.
+    value_heads: Vec<ValueHead>,
+}
+
+/// The dense part of a value head.
+struct ValueHead {
+    fc1: Dense,
     /// The W/D/L logits, and the moves-left output beside them if the net
     /// has one.
-    value_out: Dense,
+    out: Dense,
+}
+
+impl ValueHead {
+    fn new(
+        fc1: &burn::nn::Linear,
+        fc2: &burn::nn::Linear,
+        moves_left: Option<&burn::nn::Linear>,
+    ) -> ValueHead {
+        ValueHead {
+            fc1: Dense::new(fc1),
+            out: match moves_left {
+                None => Dense::new(fc2),
+                Some(m) => Dense::new(fc2).beside(Dense::new(m)),
+            },
+        }
+    }
+
+    /// Value planes `[n][98]` → `[n][3 or 4]`.
+    fn forward(&self, v: &[f32], n: usize) -> Vec<f32> {
+        let h = self.fc1.forward(v, n, true);
+        self.out.forward(&h, n, false)
+    }
 }
 
 impl NativeNet {
@@ -266,11 +295,10 @@ impl NativeNet {
             policy_conv: Conv::fold(&net.policy_conv),
             policy_fc: Dense::new(&net.policy_fc),
             value_conv: Conv::fold(&net.value_conv),
-            value_fc1: Dense::new(&net.value_fc1),
-            value_out: match &net.moves_left_fc {
-                None => Dense::new(&net.value_fc2),
-                Some(m) => Dense::new(&net.value_fc2).beside(Dense::new(m)),
-            },
+            value_heads: std::iter::once((&net.value_fc1, &net.value_fc2))
+                .chain(net.value_fc1_def.as_ref().zip(net.value_fc2_def.as_ref()))
+                .map(|(fc1, fc2)| ValueHead::new(fc1, fc2, net.moves_left_fc.as_ref()))
+                .collect(),
         }
     }
 
@@ -291,8 +319,35 @@ impl NativeNet {
             v_rows.extend_from_slice(&v);
         }
         let policy = self.policy_fc.forward(&p_rows, n, false);
-        let v = self.value_fc1.forward(&v_rows, n, true);
-        let value = self.value_out.forward(&v, n, false);
+        let value = match &self.value_heads[..] {
+            [shared] => shared.forward(&v_rows, n),
+            [attackers, defenders] => {
+                let width = v_rows.len() / n.max(1);
+                let out_w = attackers.out.dout;
+                let mut value = vec![0.0; n * out_w];
+                for (head, defending) in [(attackers, false), (defenders, true)] {
+                    // This side's rows through its own head, then back in
+                    // place (plane 3 is all ones when the defenders move).
+                    let rows: Vec<usize> = (0..n)
+                        .filter(|&i| (input[i * INPUT_LEN + 3 * SQUARES] > 0.5) == defending)
+                        .collect();
+                    if rows.is_empty() {
+                        continue;
+                    }
+                    let x: Vec<f32> = rows
+                        .iter()
+                        .flat_map(|&i| v_rows[i * width..(i + 1) * width].iter().copied())
+                        .collect();
+                    let out = head.forward(&x, rows.len());
+                    for (k, &i) in rows.iter().enumerate() {
+                        value[i * out_w..(i + 1) * out_w]
+                            .copy_from_slice(&out[k * out_w..(k + 1) * out_w]);
+                    }
+                }
+                value
+            }
+            _ => unreachable!("one value head, or one per side"),
+        };
         (policy, value)
     }
 

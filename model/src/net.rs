@@ -2,15 +2,20 @@
 //! policy head (1176 logits) and a win/draw/loss value head, optionally
 //! followed by a moves-left output (the plies the game has left, over
 //! `MOVES_LEFT_SCALE`) read from the value head's hidden layer.
+//!
+//! Optionally the value head's two dense layers come twice, one pair for
+//! each side to move (`side_value_heads`): the position's side-to-move
+//! plane picks the pair, so each side's values are fitted by weights of
+//! their own over the shared trunk.
 
 use crate::encoding::{BOARD, PLANES};
 use brandubh_rules::POLICY_SIZE;
 use burn::config::Config;
-use burn::module::Module;
+use burn::module::{Module, Param};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{Device, Tensor, TensorData};
 
 /// Width and depth of the net; saved beside every checkpoint.
 #[derive(Config, Debug, PartialEq)]
@@ -27,6 +32,9 @@ pub struct NetConfig {
     /// A moves-left output beside the W/D/L logits.
     #[config(default = false)]
     pub moves_left: bool,
+    /// The value head's dense layers once per side to move.
+    #[config(default = false)]
+    pub side_value_heads: bool,
 }
 
 /// The moves-left output is the expected number of plies to the game's end
@@ -82,6 +90,10 @@ pub struct Net {
     pub(crate) value_fc1: Linear,
     pub(crate) value_fc2: Linear,
     pub(crate) moves_left_fc: Option<Linear>,
+    /// With `side_value_heads`: the dense layers used when the defenders
+    /// are to move (`value_fc1`, `value_fc2` then serve the attackers).
+    pub(crate) value_fc1_def: Option<Linear>,
+    pub(crate) value_fc2_def: Option<Linear>,
 }
 
 const POLICY_CHANNELS: usize = 4;
@@ -106,6 +118,12 @@ impl NetConfig {
             moves_left_fc: self
                 .moves_left
                 .then(|| LinearConfig::new(self.value_hidden, 1).init(device)),
+            value_fc1_def: self
+                .side_value_heads
+                .then(|| LinearConfig::new(VALUE_CHANNELS * 49, self.value_hidden).init(device)),
+            value_fc2_def: self
+                .side_value_heads
+                .then(|| LinearConfig::new(self.value_hidden, 3).init(device)),
         }
     }
 
@@ -119,7 +137,14 @@ impl NetConfig {
             + (POLICY_CHANNELS as u64 * sq) * POLICY_SIZE as u64
             + (VALUE_CHANNELS as u64 * sq) * self.value_hidden as u64
             + self.value_hidden as u64 * (3 + self.moves_left as u64);
-        stem + blocks + heads
+        // A position runs through one side's value layers, but both are
+        // computed in a batch.
+        let side = if self.side_value_heads {
+            (VALUE_CHANNELS as u64 * sq) * self.value_hidden as u64 + self.value_hidden as u64 * 3
+        } else {
+            0
+        };
+        stem + blocks + heads + side
     }
 }
 
@@ -139,10 +164,53 @@ impl Net {
         self
     }
 
+    /// This net with a value head per side to move (the same net if it has
+    /// them), each side's starting as a copy of the shared one, so that a
+    /// run can go on from a net without them.
+    pub fn with_side_value_heads(mut self) -> Net {
+        let copy = |l: &Linear| Linear {
+            weight: Param::from_tensor(l.weight.val()),
+            bias: l.bias.as_ref().map(|b| Param::from_tensor(b.val())),
+        };
+        if self.value_fc1_def.is_none() {
+            self.value_fc1_def = Some(copy(&self.value_fc1));
+            self.value_fc2_def = Some(copy(&self.value_fc2));
+        }
+        self
+    }
+
+    /// The value head's output from the value planes `v` (`[N, 2·49]`)
+    /// with one pair of dense layers: W/D/L logits, then the moves-left
+    /// output if the net has one.
+    fn value_out(&self, v: Tensor<2>, fc1: &Linear, fc2: &Linear) -> Tensor<2> {
+        let h = relu(fc1.forward(v)); // [N, hidden]
+        match &self.moves_left_fc {
+            None => fc2.forward(h), // [N, 3]
+            Some(m) => Tensor::cat(vec![fc2.forward(h.clone()), m.forward(h)], 1), // [N, 4]
+        }
+    }
+
     /// `x`: `[N, 8, 7, 7]` → (policy logits `[N, 1176]`, value `[N, 3]`:
     /// WDL logits; `[N, 4]` with the moves-left output as the last column).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
         let [n, _, _, _] = x.dims();
+        // 1 where the defenders are to move (plane 3 is all ones then).
+        let defenders = self.value_fc1_def.is_some().then(|| {
+            // Plane 3's first square (the plane is constant), picked by a
+            // constant mask rather than a slice, so that the ONNX export
+            // keeps its dynamic batch axis.
+            let mut mask = vec![0.0f32; PLANES * BOARD * BOARD];
+            mask[3 * BOARD * BOARD] = 1.0;
+            let mask = Tensor::<4>::from_data(
+                TensorData::new(mask, [1, PLANES, BOARD, BOARD]),
+                &x.device(),
+            );
+            (x.clone() * mask)
+                .sum_dim(3)
+                .sum_dim(2)
+                .sum_dim(1)
+                .reshape([n, 1])
+        });
         let mut h = self.stem.forward(x); // [N, C, 7, 7]
         for b in &self.blocks {
             h = b.forward(h);
@@ -151,17 +219,19 @@ impl Net {
         let p = self
             .policy_fc
             .forward(p.reshape([n, POLICY_CHANNELS * BOARD * BOARD])); // [N, 1176]
-        let v = self.value_conv.forward(h); // [N, 2, 7, 7]
-        let v = relu(
-            self.value_fc1
-                .forward(v.reshape([n, VALUE_CHANNELS * BOARD * BOARD])),
-        ); // [N, hidden]
-        match &self.moves_left_fc {
-            None => (p, self.value_fc2.forward(v)), // [N, 3]
-            Some(m) => {
-                let wdl = self.value_fc2.forward(v.clone());
-                (p, Tensor::cat(vec![wdl, m.forward(v)], 1)) // [N, 4]
+        let v = self
+            .value_conv
+            .forward(h)
+            .reshape([n, VALUE_CHANNELS * BOARD * BOARD]); // [N, 98]
+        let attackers = self.value_out(v.clone(), &self.value_fc1, &self.value_fc2);
+        match (defenders, &self.value_fc1_def, &self.value_fc2_def) {
+            (Some(d), Some(fc1), Some(fc2)) => {
+                let for_defenders = self.value_out(v, fc1, fc2);
+                // Each row takes its own side's output: d is 0 or 1.
+                let mixed = attackers * (d.clone().neg() + 1.0) + for_defenders * d;
+                (p, mixed)
             }
+            _ => (p, attackers),
         }
     }
 }

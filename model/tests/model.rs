@@ -159,6 +159,86 @@ fn moves_left_output_round_trips_and_exports() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Value heads per side: a net grown from a shared head gives exactly the
+/// shared head's values for both sides until trained; the checkpoint says
+/// it has them (and the weights agree), loads as the same net, and exports
+/// to ONNX with a card whose vectors (both sides to move) reproduce in
+/// tract. A net without them does not mention them.
+#[test]
+fn side_value_heads_round_trip_and_export() {
+    let _rng = rng_lock();
+    let r = rules("modern");
+    let dir = tmp("side-heads");
+    let device = Device::flex();
+    device.seed(17);
+    let plain = NetConfig::new()
+        .with_channels(8)
+        .with_blocks(1)
+        .with_value_hidden(16);
+    let shared = plain.init(&device);
+    let games = some_positions(&r);
+    let defenders = games
+        .iter()
+        .filter(|g| g.position().side_to_move() == brandubh_rules::Side::Defenders)
+        .count();
+    assert!(
+        defenders > 0 && defenders < games.len(),
+        "positions with each side to move"
+    );
+    let before = eval_all(
+        &NetEvaluator::new(&shared, device.clone(), r.clone(), "s".into()),
+        &games,
+    );
+    let grown = shared.clone().with_side_value_heads();
+    let after = eval_all(
+        &NetEvaluator::new(&grown, device.clone(), r.clone(), "g".into()),
+        &games,
+    );
+    assert_eq!(before, after);
+
+    let config = plain.clone().with_side_value_heads(true);
+    let net = config.init(&device);
+    let meta = save(&dir.join("ckpt"), &net, &config, &r, 7, 1, "test").unwrap();
+    assert!(meta.net.side_value_heads);
+    let (back, cfg2, _) = load(&dir.join("ckpt"), &r, &device).unwrap();
+    assert_eq!(cfg2, config);
+    let a = eval_all(
+        &NetEvaluator::new(&net, device.clone(), r.clone(), "a".into()),
+        &games,
+    );
+    assert_eq!(
+        a,
+        eval_all(
+            &NetEvaluator::new(&back, device.clone(), r.clone(), "b".into()),
+            &games,
+        )
+    );
+    // A checkpoint that declares no side heads over weights that have them
+    // is refused.
+    let json = dir.join("ckpt").join("model.json");
+    let text = std::fs::read_to_string(&json).unwrap();
+    std::fs::write(
+        &json,
+        text.replace("\"side_value_heads\": true", "\"side_value_heads\": false"),
+    )
+    .unwrap();
+    assert!(load(&dir.join("ckpt"), &r, &device).is_err());
+    std::fs::write(&json, text).unwrap();
+    let onnx = dir.join("net.onnx");
+    let report = export(&net, &config, &meta, &r, &onnx, serde_json::Value::Null).unwrap();
+    assert!(report.max_abs_diff <= 1e-4, "{}", report.max_abs_diff);
+    let card: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("net.card.json")).unwrap()).unwrap();
+    assert_eq!(card["model"]["net"]["side_value_heads"], true);
+    card_alone_reproduces_its_vectors(&onnx, &card);
+
+    let meta = save(&dir.join("plain"), &shared, &plain, &r, 7, 1, "test").unwrap();
+    assert!(!meta.net.side_value_heads);
+    let text = std::fs::read_to_string(dir.join("plain").join("model.json")).unwrap();
+    assert!(!text.contains("side_value_heads"), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn provenance_reads_as_fields_or_as_an_old_note() {
     let _rng = rng_lock();
@@ -571,7 +651,22 @@ fn native_inference_matches_burn() {
         .with_blocks(1)
         .with_value_hidden(16);
     nets.push((rules("modern"), small.init(&device)));
-    nets.push((rules("wtf"), small.with_moves_left(true).init(&device)));
+    nets.push((
+        rules("wtf"),
+        small.clone().with_moves_left(true).init(&device),
+    ));
+    nets.push((
+        rules("wtf"),
+        small.clone().with_side_value_heads(true).init(&device),
+    ));
+    nets.push((
+        rules("modern"),
+        small
+            .clone()
+            .with_side_value_heads(true)
+            .with_moves_left(true)
+            .init(&device),
+    ));
     for (r, net) in &nets {
         // Positions of one seeded random game, repetitions flagged on some.
         let mut g = Game::new(r.clone());

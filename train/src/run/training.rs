@@ -58,6 +58,16 @@ impl Run {
         } else {
             (net, config)
         };
+        // The same for value heads per side: each starts as a copy of the
+        // shared head.
+        let (net, config) = if self.config.net.side_value_heads && !config.side_value_heads {
+            (
+                net.with_side_value_heads(),
+                config.with_side_value_heads(true),
+            )
+        } else {
+            (net, config)
+        };
         let mut trainer = Trainer::new(net, config, device, self.config.train.weight_decay);
         // Adam's moments carry on from the checkpoint we start from (each
         // checkpoint the loop writes has its optimiser state beside it).
