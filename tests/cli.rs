@@ -572,20 +572,20 @@ fn report_draws_a_runs_progress() {
 
     // A second run on the same anchor is drawn beside the first, named by
     // its directory; one on another anchor is refused.
-    let fork = dir.join("fork-b");
-    std::fs::create_dir_all(&fork).unwrap();
-    std::fs::copy(
-        dir.join("generations.jsonl"),
-        fork.join("generations.jsonl"),
-    )
-    .unwrap();
-    std::fs::write(
-        fork.join("ratings.json"),
+    // A copy of this run's generations rated as `ratings` says.
+    let run_beside = |name: &str, ratings: &str| {
+        let run = dir.join(name);
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::copy(dir.join("generations.jsonl"), run.join("generations.jsonl")).unwrap();
+        std::fs::write(run.join("ratings.json"), ratings).unwrap();
+        run
+    };
+    let fork = run_beside(
+        "fork-b",
         r#"{"anchor":"alphabeta:depth=2","ratings":[
             {"player":"mcts:model=f/checkpoints/gen-0003,sims=64","elo":120.0,"ci95":90.0},
             {"player":"alphabeta:depth=2","elo":0.0,"ci95":0.0}]}"#,
-    )
-    .unwrap();
+    );
     let both = dir.join("both");
     let out = brandubh(&[
         "report",
@@ -610,18 +610,10 @@ fn report_draws_a_runs_progress() {
         svg.contains("and 1 more"),
         "the title does not say a run was added"
     );
-    let other = dir.join("other-anchor");
-    std::fs::create_dir_all(&other).unwrap();
-    std::fs::copy(
-        dir.join("generations.jsonl"),
-        other.join("generations.jsonl"),
-    )
-    .unwrap();
-    std::fs::write(
-        other.join("ratings.json"),
+    let other = run_beside(
+        "other-anchor",
         r#"{"anchor":"alphabeta:depth=3","ratings":[{"player":"alphabeta:depth=3","elo":0.0,"ci95":0.0}]}"#,
-    )
-    .unwrap();
+    );
     let out = brandubh(&[
         "report",
         "--run-dir",

@@ -45,6 +45,27 @@ impl NetShape {
     }
 }
 
+/// `net` (of `config`) with the outputs `want` asks for and it lacks grown
+/// onto it, and its config to match: a freshly initialised moves-left
+/// output, value heads per side that start as copies of the shared one.
+/// How a run goes on from nets without them (a fork that adds them).
+pub fn grow_outputs(
+    mut net: Net,
+    mut config: NetConfig,
+    want: &NetShape,
+    device: &Device,
+) -> (Net, NetConfig) {
+    if want.moves_left && !config.moves_left {
+        net = net.with_moves_left(device);
+        config = config.with_moves_left(true);
+    }
+    if want.side_value_heads && !config.side_value_heads {
+        net = net.with_side_value_heads();
+        config = config.with_side_value_heads(true);
+    }
+    (net, config)
+}
+
 /// A weights file's tensors; a file that is not valid safetensors is an
 /// error.
 fn read_tensors(bytes: &[u8]) -> Result<safetensors::SafeTensors<'_>, String> {

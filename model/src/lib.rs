@@ -22,8 +22,8 @@ pub use meta::{read_meta, CheckpointError, CheckpointMeta, NetShape, NetShapeErr
 
 #[cfg(feature = "net")]
 pub use checkpoint::{
-    inference_engine, load, load_evaluator, load_evaluator_on, model_loader, save, InferenceEngine,
-    InferenceEngineError, LoadEvaluatorError,
+    grow_outputs, inference_engine, load, load_evaluator, load_evaluator_on, model_loader, save,
+    InferenceEngine, InferenceEngineError, LoadEvaluatorError,
 };
 #[cfg(feature = "net")]
 pub use evaluator::NetEvaluator;

@@ -121,6 +121,19 @@ pub struct NetShapeError {
 }
 
 impl NetShape {
+    /// Whether nets of this shape can go on as nets of shape `to`: the same
+    /// but for outputs `to` adds (a moves-left output, value heads per
+    /// side), which training grows onto them; none taken away.
+    pub fn grows_into(&self, to: &NetShape) -> bool {
+        let keeps = |from: bool, to: bool| to || !from;
+        *to == NetShape {
+            moves_left: to.moves_left,
+            side_value_heads: to.side_value_heads,
+            ..self.clone()
+        } && keeps(self.moves_left, to.moves_left)
+            && keeps(self.side_value_heads, to.side_value_heads)
+    }
+
     /// Every size within its bound (channels and the value head at least 1).
     pub fn check(&self) -> Result<(), NetShapeError> {
         for (key, v, lo, hi) in [

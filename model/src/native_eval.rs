@@ -247,9 +247,10 @@ pub struct NativeNet {
     policy_conv: Conv,
     policy_fc: Dense,
     value_conv: Conv,
-    /// The value head's dense layers: one pair, or with side heads the
-    /// attackers' pair and then the defenders'.
-    value_heads: Vec<ValueHead>,
+    /// The value head's dense layers (with side heads, the attackers').
+    value: ValueHead,
+    /// With side heads, the defenders' dense layers.
+    value_def: Option<ValueHead>,
 }
 
 /// The dense part of a value head.
@@ -295,10 +296,12 @@ impl NativeNet {
             policy_conv: Conv::fold(&net.policy_conv),
             policy_fc: Dense::new(&net.policy_fc),
             value_conv: Conv::fold(&net.value_conv),
-            value_heads: std::iter::once((&net.value_fc1, &net.value_fc2))
-                .chain(net.value_fc1_def.as_ref().zip(net.value_fc2_def.as_ref()))
-                .map(|(fc1, fc2)| ValueHead::new(fc1, fc2, net.moves_left_fc.as_ref()))
-                .collect(),
+            value: ValueHead::new(&net.value_fc1, &net.value_fc2, net.moves_left_fc.as_ref()),
+            value_def: net
+                .value_fc1_def
+                .as_ref()
+                .zip(net.value_fc2_def.as_ref())
+                .map(|(fc1, fc2)| ValueHead::new(fc1, fc2, net.moves_left_fc.as_ref())),
         }
     }
 
@@ -319,13 +322,13 @@ impl NativeNet {
             v_rows.extend_from_slice(&v);
         }
         let policy = self.policy_fc.forward(&p_rows, n, false);
-        let value = match &self.value_heads[..] {
-            [shared] => shared.forward(&v_rows, n),
-            [attackers, defenders] => {
+        let value = match &self.value_def {
+            None => self.value.forward(&v_rows, n),
+            Some(defenders) => {
                 let width = v_rows.len() / n.max(1);
-                let out_w = attackers.out.dout;
+                let out_w = self.value.out.dout;
                 let mut value = vec![0.0; n * out_w];
-                for (head, defending) in [(attackers, false), (defenders, true)] {
+                for (head, defending) in [(&self.value, false), (defenders, true)] {
                     // This side's rows through its own head, then back in
                     // place (plane 3 is all ones when the defenders move).
                     let rows: Vec<usize> = (0..n)
@@ -346,7 +349,6 @@ impl NativeNet {
                 }
                 value
             }
-            _ => unreachable!("one value head, or one per side"),
         };
         (policy, value)
     }

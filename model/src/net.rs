@@ -194,23 +194,7 @@ impl Net {
     /// WDL logits; `[N, 4]` with the moves-left output as the last column).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
         let [n, _, _, _] = x.dims();
-        // 1 where the defenders are to move (plane 3 is all ones then).
-        let defenders = self.value_fc1_def.is_some().then(|| {
-            // Plane 3's first square (the plane is constant), picked by a
-            // constant mask rather than a slice, so that the ONNX export
-            // keeps its dynamic batch axis.
-            let mut mask = vec![0.0f32; PLANES * BOARD * BOARD];
-            mask[3 * BOARD * BOARD] = 1.0;
-            let mask = Tensor::<4>::from_data(
-                TensorData::new(mask, [1, PLANES, BOARD, BOARD]),
-                &x.device(),
-            );
-            (x.clone() * mask)
-                .sum_dim(3)
-                .sum_dim(2)
-                .sum_dim(1)
-                .reshape([n, 1])
-        });
+        let defenders = self.value_fc1_def.is_some().then(|| defenders_to_move(&x));
         let mut h = self.stem.forward(x); // [N, C, 7, 7]
         for b in &self.blocks {
             h = b.forward(h);
@@ -234,4 +218,23 @@ impl Net {
             _ => (p, attackers),
         }
     }
+}
+
+/// `[N, 1]`: 1 for each position with the defenders to move, else 0 (the
+/// first square of plane 3, which is constant). Read through a constant
+/// mask rather than a slice, so that the ONNX export keeps its dynamic
+/// batch axis.
+fn defenders_to_move(x: &Tensor<4>) -> Tensor<2> {
+    let [n, _, _, _] = x.dims();
+    let mut mask = vec![0.0f32; PLANES * BOARD * BOARD];
+    mask[3 * BOARD * BOARD] = 1.0;
+    let mask = Tensor::<4>::from_data(
+        TensorData::new(mask, [1, PLANES, BOARD, BOARD]),
+        &x.device(),
+    );
+    (x.clone() * mask)
+        .sum_dim(3)
+        .sum_dim(2)
+        .sum_dim(1)
+        .reshape([n, 1])
 }

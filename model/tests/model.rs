@@ -101,6 +101,45 @@ fn checkpoints_round_trip() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Saves `net` as a checkpoint under `dir`, loads it back as the same
+/// config and the same evaluations of `games`, exports it to ONNX with its
+/// card, and checks the card's vectors alone in tract. Returns the
+/// checkpoint's metadata, the evaluations and the card.
+fn round_trip_and_export(
+    net: &brandubh_model::Net,
+    config: &NetConfig,
+    r: &Arc<RuleSet>,
+    dir: &Path,
+    games: &[Game],
+    device: &Device,
+) -> (
+    brandubh_model::CheckpointMeta,
+    Vec<brandubh_mcts::Evaluation>,
+    serde_json::Value,
+) {
+    let meta = save(&dir.join("ckpt"), net, config, r, 7, 1, "test").unwrap();
+    let (back, cfg2, _) = load(&dir.join("ckpt"), r, device).unwrap();
+    assert_eq!(&cfg2, config);
+    let a = eval_all(
+        &NetEvaluator::new(net, device.clone(), r.clone(), "a".into()),
+        games,
+    );
+    assert_eq!(
+        a,
+        eval_all(
+            &NetEvaluator::new(&back, device.clone(), r.clone(), "b".into()),
+            games,
+        )
+    );
+    let onnx = dir.join("net.onnx");
+    let report = export(net, config, &meta, r, &onnx, serde_json::Value::Null).unwrap();
+    assert!(report.max_abs_diff <= 1e-4, "{}", report.max_abs_diff);
+    let card: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("net.card.json")).unwrap()).unwrap();
+    card_alone_reproduces_its_vectors(&onnx, &card);
+    (meta, a, card)
+}
+
 /// A net with the moves-left output: its checkpoint says so (and the
 /// weights agree), it loads as the same net, its evaluations carry the
 /// plies left, and it exports to ONNX with the output as the value's fourth
@@ -119,31 +158,12 @@ fn moves_left_output_round_trips_and_exports() {
         .with_moves_left(true);
     let net = config.init(&device);
     assert_eq!(net.value_width(), 4);
-    let meta = save(&dir.join("ckpt"), &net, &config, &r, 7, 1, "test").unwrap();
-    assert!(meta.net.moves_left);
-    let (back, cfg2, _) = load(&dir.join("ckpt"), &r, &device).unwrap();
-    assert_eq!(cfg2, config);
     let games = some_positions(&r);
-    let a = eval_all(
-        &NetEvaluator::new(&net, device.clone(), r.clone(), "a".into()),
-        &games,
-    );
-    assert_eq!(
-        a,
-        eval_all(
-            &NetEvaluator::new(&back, device.clone(), r.clone(), "b".into()),
-            &games,
-        )
-    );
+    let (meta, a, card) = round_trip_and_export(&net, &config, &r, &dir, &games, &device);
+    assert!(meta.net.moves_left);
     assert!(a.iter().all(|e| e.moves_left.is_some_and(|m| m >= 0.0)));
-    let onnx = dir.join("net.onnx");
-    let report = export(&net, &config, &meta, &r, &onnx, serde_json::Value::Null).unwrap();
-    assert!(report.max_abs_diff <= 1e-4, "{}", report.max_abs_diff);
-    let card: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("net.card.json")).unwrap()).unwrap();
     assert_eq!(card["onnx"]["outputs"][1]["shape"][1], 4);
     assert!(card["moves_left"].is_string());
-    card_alone_reproduces_its_vectors(&onnx, &card);
 
     let plain = NetConfig::new().with_channels(8).with_blocks(1);
     let net = plain.init(&device);
@@ -198,21 +218,9 @@ fn side_value_heads_round_trip_and_export() {
 
     let config = plain.clone().with_side_value_heads(true);
     let net = config.init(&device);
-    let meta = save(&dir.join("ckpt"), &net, &config, &r, 7, 1, "test").unwrap();
+    let (meta, _, card) = round_trip_and_export(&net, &config, &r, &dir, &games, &device);
     assert!(meta.net.side_value_heads);
-    let (back, cfg2, _) = load(&dir.join("ckpt"), &r, &device).unwrap();
-    assert_eq!(cfg2, config);
-    let a = eval_all(
-        &NetEvaluator::new(&net, device.clone(), r.clone(), "a".into()),
-        &games,
-    );
-    assert_eq!(
-        a,
-        eval_all(
-            &NetEvaluator::new(&back, device.clone(), r.clone(), "b".into()),
-            &games,
-        )
-    );
+    assert_eq!(card["model"]["net"]["side_value_heads"], true);
     // A checkpoint that declares no side heads over weights that have them
     // is refused.
     let json = dir.join("ckpt").join("model.json");
@@ -224,13 +232,6 @@ fn side_value_heads_round_trip_and_export() {
     .unwrap();
     assert!(load(&dir.join("ckpt"), &r, &device).is_err());
     std::fs::write(&json, text).unwrap();
-    let onnx = dir.join("net.onnx");
-    let report = export(&net, &config, &meta, &r, &onnx, serde_json::Value::Null).unwrap();
-    assert!(report.max_abs_diff <= 1e-4, "{}", report.max_abs_diff);
-    let card: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("net.card.json")).unwrap()).unwrap();
-    assert_eq!(card["model"]["net"]["side_value_heads"], true);
-    card_alone_reproduces_its_vectors(&onnx, &card);
 
     let meta = save(&dir.join("plain"), &shared, &plain, &r, 7, 1, "test").unwrap();
     assert!(!meta.net.side_value_heads);

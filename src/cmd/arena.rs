@@ -1,6 +1,8 @@
 use anyhow::{bail, Context, Result};
 use brandubh_arena::stats::Sprt;
-use brandubh_arena::{earlier_pairs, run_match_from, MatchConfig, MatchSummary, Resumed};
+use brandubh_arena::{
+    earlier_pairs, partial_path, run_match_from, MatchConfig, MatchSummary, Resumed,
+};
 use brandubh_arena::{OpeningFilter, TimeControl};
 use brandubh_play::{PlayerKind, PlayerSpec};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -205,8 +207,8 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
 pub(super) fn earlier_games(cfg: &MatchConfig, out: &std::path::Path) -> Result<Resumed> {
     let Some((path, prior)) = earlier_pairs(cfg, out)? else {
         eprintln!(
-            "resume: no games at {}.partial or {}: starting from the first pair",
-            out.display(),
+            "resume: no games at {} or {}: starting from the first pair",
+            partial_path(out).display(),
             out.display()
         );
         return Ok(Resumed::default());

@@ -22,5 +22,5 @@ pub use error::ArenaError;
 pub use game::charge;
 pub use matches::{run_match, run_match_from, MatchSummary, MoveTimes, SprtReport, Wdl};
 pub use opening::{balanced_opening, opening, opening_score, OpeningFilter, MAX_OPENING_DRAWS};
-pub use record::{parse_records, read_records, GameRecord, RECORD_FORMAT};
+pub use record::{parse_records, partial_path, read_records, GameRecord, RECORD_FORMAT};
 pub use resume::{earlier_pairs, resumable_pairs, Resumed};

@@ -97,7 +97,7 @@ pub(crate) struct RecordWriter {
 }
 
 /// Where a match writing to `path` keeps its games until it ends.
-pub(crate) fn partial_path(path: &Path) -> PathBuf {
+pub fn partial_path(path: &Path) -> PathBuf {
     PathBuf::from(format!("{}.partial", path.display()))
 }
 

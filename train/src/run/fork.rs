@@ -108,16 +108,8 @@ impl Run {
                 config.rules, base_config.rules
             )));
         }
-        // A fork may add outputs the training grows onto the base's nets
-        // (a moves-left output, value heads per side), nothing else.
-        let grown = brandubh_model::NetShape {
-            moves_left: config.net.moves_left,
-            side_value_heads: config.net.side_value_heads,
-            ..base_config.net.clone()
-        };
-        let adds_only = (base_config.net.moves_left <= config.net.moves_left)
-            && (base_config.net.side_value_heads <= config.net.side_value_heads);
-        if config.net != grown || !adds_only {
+        // A fork may add outputs the training grows onto the base's nets.
+        if !base_config.net.grows_into(&config.net) {
             return Err(RunError::State(format!(
                 "{source}: [net] {:?} differs from the run's {:?}; a fork keeps the net's shape (it may only add moves_left or side_value_heads)",
                 config.net, base_config.net

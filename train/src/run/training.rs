@@ -50,24 +50,9 @@ impl Run {
                 (dir, 0, loaded)
             }
         };
-        // A run config that asks for a moves-left output, given a net
-        // without one (a run forked from one that had none), trains a
-        // fresh output onto it.
-        let (net, config) = if self.config.net.moves_left && !config.moves_left {
-            (net.with_moves_left(&device), config.with_moves_left(true))
-        } else {
-            (net, config)
-        };
-        // The same for value heads per side: each starts as a copy of the
-        // shared head.
-        let (net, config) = if self.config.net.side_value_heads && !config.side_value_heads {
-            (
-                net.with_side_value_heads(),
-                config.with_side_value_heads(true),
-            )
-        } else {
-            (net, config)
-        };
+        // A run config that asks for outputs the net lacks (a run forked
+        // from one without them) trains them onto it.
+        let (net, config) = brandubh_model::grow_outputs(net, config, &self.config.net, &device);
         let mut trainer = Trainer::new(net, config, device, self.config.train.weight_decay);
         // Adam's moments carry on from the checkpoint we start from (each
         // checkpoint the loop writes has its optimiser state beside it).
