@@ -20,6 +20,24 @@ fn ok_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
+/// Asserts that a run of the binary succeeded, showing its stderr if not.
+fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A new, empty scratch directory for one test (what an earlier run left
+/// there is removed).
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("brandubh-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 #[test]
 fn rules_list_and_show() {
     let out = brandubh(&["rules", "list"]);
@@ -248,7 +266,7 @@ fn balance_plays_and_reads_game_files() {
     let mut more = balance("4");
     more.push("--resume");
     let o = brandubh(&more);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     let v4: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v4[0]["games"], 8);
     let after = std::fs::read_to_string(&games).unwrap();
@@ -266,7 +284,7 @@ fn balance_plays_and_reads_game_files() {
         "--out",
         sp.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     let v3 = ok_json(&[
         "balance",
         "--games",
@@ -282,8 +300,7 @@ fn balance_plays_and_reads_game_files() {
 
 #[test]
 fn tune_eval_fits_weights_that_a_player_can_use() {
-    let dir = std::env::temp_dir().join(format!("brandubh-tune-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("tune");
     let games = dir.join("games.jsonl");
     let weights = dir.join("weights.toml");
     ok_json(&[
@@ -310,11 +327,7 @@ fn tune_eval_fits_weights_that_a_player_can_use() {
         "--out",
         weights.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("cross-entropy"), "{text}");
     // The fitted file drives a player.
@@ -435,8 +448,7 @@ fn bad_limits_and_players_are_clear_errors() {
 
 #[test]
 fn a_match_resumes_from_its_record_file() {
-    let dir = std::env::temp_dir().join(format!("brandubh-cli-resume-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("cli-resume");
     let out = dir.join("m.jsonl");
     let out_s = out.to_str().unwrap();
     let args = |pairs: &'static str| {
@@ -459,7 +471,7 @@ fn a_match_resumes_from_its_record_file() {
     let mut first = args("2");
     first.push("--resume");
     let o = brandubh(&first);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ok(&o);
     assert!(String::from_utf8_lossy(&o.stderr).contains("starting from the first pair"));
     let mut more = args("3");
     more.push("--resume");
@@ -519,8 +531,7 @@ fn a_clocked_match_reports_time_per_move() {
 
 #[test]
 fn report_draws_a_runs_progress() {
-    let dir = std::env::temp_dir().join(format!("brandubh-report-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("report");
     let mut lines = String::new();
     for i in 1..=3 {
         lines.push_str(&format!(
@@ -539,11 +550,7 @@ fn report_draws_a_runs_progress() {
     )
     .unwrap();
     let out = brandubh(&["report", "--run-dir", dir.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("| 2 | 1.00 | 2.00 | 20.0 % | 25.0 % | -50 ± 80 |"),
@@ -596,11 +603,7 @@ fn report_draws_a_runs_progress() {
         "--out",
         both.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let svg = std::fs::read_to_string(both.join("elo_by_cpu_hour.svg")).unwrap();
     assert!(
         svg.contains("fork-b"),
@@ -755,8 +758,7 @@ fn bad_files_are_clear_errors() {
 /// however its path was spelt.
 #[test]
 fn a_net_is_rated_by_its_model_id() {
-    let dir = std::env::temp_dir().join(format!("brandubh-identity-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("identity");
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string("models/modern/model.json").unwrap())
             .unwrap();
@@ -893,9 +895,7 @@ fn init_model_refuses_what_is_not_its_own() {
 /// moves-left utility's settings.
 #[test]
 fn init_model_config_and_the_moves_left_output_in_analyze() {
-    let dir = std::env::temp_dir().join(format!("brandubh-ml-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("ml");
     for moves_left in [false, true] {
         let cfg = dir.join(format!("net-{moves_left}.json"));
         let mut shape = serde_json::json!({"channels": 8, "blocks": 1, "value_hidden": 8});
@@ -913,11 +913,7 @@ fn init_model_config_and_the_moves_left_output_in_analyze() {
             "--config",
             cfg.to_str().unwrap(),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_ok(&out);
         let meta: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(ckpt.join("model.json")).unwrap())
                 .unwrap();
@@ -953,9 +949,7 @@ fn init_model_config_and_the_moves_left_output_in_analyze() {
 /// training record its card had, and never writes over the checkpoint.
 #[test]
 fn export_keeps_a_shipped_nets_provenance() {
-    let dir = std::env::temp_dir().join(format!("brandubh-export-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("export");
     let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/wtf");
     for f in ["model.json", "model.safetensors", "model.card.json"] {
         std::fs::copy(shipped.join(f), dir.join(f)).unwrap();
@@ -969,11 +963,7 @@ fn export_keeps_a_shipped_nets_provenance() {
     // Over the net's own card, and to a new place: both keep the record.
     for out in [dir.join("model.onnx"), dir.join("again/net.onnx")] {
         let run = brandubh(&["export", "--model", model, "--out", out.to_str().unwrap()]);
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        assert_ok(&run);
         let after = card(&out.with_extension("card.json"));
         assert_eq!(after["training"], before["training"]);
         assert_eq!(
@@ -1025,8 +1015,7 @@ fn an_unknown_inference_engine_is_a_clear_error() {
 /// this build cannot reach, says so at once instead of waiting.
 #[test]
 fn workers_refuse_a_missing_run_or_an_unknown_store() {
-    let empty = std::env::temp_dir().join(format!("brandubh-norun-{}", std::process::id()));
-    std::fs::create_dir_all(&empty).unwrap();
+    let empty = scratch("norun");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
             vec![
@@ -1090,11 +1079,7 @@ fn report_rates_each_generation_as_ratings_does() {
     let d = dir.to_str().unwrap();
     let cfg = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-run.toml");
     let out = brandubh(&["loop", "--config", cfg, "--run-dir", d]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let report_dir = dir.join("charts");
     let out = brandubh(&[
         "report",
@@ -1103,11 +1088,7 @@ fn report_rates_each_generation_as_ratings_does() {
         "--out",
         report_dir.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(report_dir.join("report.json")).unwrap())
             .unwrap();
@@ -1214,9 +1195,7 @@ fn each_inference_engine_runs_a_shipped_net() {
 
 #[test]
 fn loop_from_a_checkpoint_fine_tunes_it_for_the_runs_rules() {
-    let d = std::env::temp_dir().join(format!("brandubh-loop-from-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = scratch("loop-from");
     let shape = d.join("net.json");
     std::fs::write(&shape, r#"{"channels":8,"blocks":1,"value_hidden":16}"#).unwrap();
     let start = d.join("start");
@@ -1230,11 +1209,7 @@ fn loop_from_a_checkpoint_fine_tunes_it_for_the_runs_rules() {
         "--out",
         &start_s,
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let run = d.join("run").display().to_string();
     let out = brandubh(&[
         "loop",
@@ -1245,11 +1220,7 @@ fn loop_from_a_checkpoint_fine_tunes_it_for_the_runs_rules() {
         "--from",
         &start_s,
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let meta = |p: &std::path::Path| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(p.join("model.json")).unwrap()).unwrap()
     };
@@ -1262,11 +1233,7 @@ fn loop_from_a_checkpoint_fine_tunes_it_for_the_runs_rules() {
     // Resumed with `--rules` alone, the run keeps its config; the rule set
     // must be the run's.
     let out = brandubh(&["loop", "--rules", "wtf", "--run-dir", &run]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     let out = brandubh(&["loop", "--rules", "modern", "--run-dir", &run]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -1306,15 +1273,9 @@ fn loop_from_a_checkpoint_fine_tunes_it_for_the_runs_rules() {
 
 #[test]
 fn a_fork_shares_its_runs_past_and_goes_on_under_its_own_config() {
-    let d = std::env::temp_dir().join(format!("brandubh-fork-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = scratch("fork");
     let ok = |out: std::process::Output| {
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_ok(&out);
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let base = d.join("base").display().to_string();

@@ -21,44 +21,20 @@ fn opentafl_string(rules: &str) -> String {
 
 #[test]
 fn engine_process_answers_a_session_and_exits_on_eof() {
-    let mut child = Command::new(bin())
-        .args([
-            "engine",
-            "--player",
-            "alphabeta:depth=2",
-            "--rules",
-            "modern",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let script = format!(
         "rules {}\nside attackers\nstart\nplay attackers\n\u{0}\u{7f}garbage\nclock x\nplay\n",
         opentafl_string("modern")
     );
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let lines = engine_session(
+        &["--player", "alphabeta:depth=2", "--rules", "modern"],
+        &script,
     );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "hello");
     assert!(lines[1].starts_with("move "), "{lines:?}");
     assert!(
         lines[2..].iter().all(|l| l.starts_with("error 0 ")),
         "{lines:?}"
     );
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
 
 fn games(path: &std::path::Path) -> Vec<serde_json::Value> {
@@ -239,11 +215,9 @@ fn engine_session(args: &[&str], script: &str) -> Vec<String> {
         .write_all(script.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
