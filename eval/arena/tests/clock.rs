@@ -176,7 +176,7 @@ fn a_player_out_of_time_loses_on_time() {
 }
 
 #[test]
-fn mcts_keeps_to_its_time_per_move_and_reuses_its_tree() {
+fn mcts_keeps_to_its_time_per_move() {
     let rules = Arc::new(RuleSet::builtin("modern").unwrap());
     let mut p = PlayerSpec::parse("mcts:ms=150,batch=8")
         .unwrap()
@@ -200,10 +200,24 @@ fn mcts_keeps_to_its_time_per_move_and_reuses_its_tree() {
         let reply = r.moves[0].pv[1];
         g.play(reply).unwrap();
     }
-    // After the first move the root keeps the visits of the reused subtree.
+}
+
+/// The tree is kept from move to move under a time limit too: the root
+/// keeps the visits of the subtree the last search built.
+#[test]
+fn mcts_keeps_its_tree_under_a_time_limit() {
+    let rules = Arc::new(RuleSet::builtin("modern").unwrap());
+    let mut p = PlayerSpec::parse("mcts:sims=2000,batch=8")
+        .unwrap()
+        .build_mcts(&rules, 1, &brandubh_play::PlayContext::uniform_only())
+        .unwrap();
+    let mut g = Game::new(rules.clone());
     let r = p.search(&g, None).clone();
+    g.play(r.best).unwrap();
+    g.play(r.moves[0].pv[1]).unwrap();
+    let r = p.search(&g, Some(ms(1000))).clone();
     assert!(
-        r.root_visits >= r.simulations,
+        r.root_visits > r.simulations,
         "{} root visits, {} new simulations",
         r.root_visits,
         r.simulations

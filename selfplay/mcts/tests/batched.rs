@@ -195,3 +195,34 @@ fn gumbel_target_improves_on_the_net_prior_not_the_noised_one() {
         assert!((t - unvisited[0]).abs() < 1e-6, "{unvisited:?}");
     }
 }
+
+/// Moving the root within an edge budget keeps no more edges than that,
+/// nearest the root first: the new root keeps its moves and their visits,
+/// a node left out is searched afresh, and the search goes on normally.
+#[test]
+fn a_kept_tree_stays_within_its_edge_budget() {
+    let g = Game::new(Arc::new(RuleSet::builtin("modern").unwrap()));
+    let (mv, _, whole) = batched(&g, MctsConfig::default(), 2000, 8);
+    let mut after = g.clone();
+    after.play(mv).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let mut all = whole;
+    all.advance_root(mv, &after);
+    let (_, kept_all) = all.choose(0.0, &mut rng);
+    assert!(all.edge_count() > 1_000, "{} edges", all.edge_count());
+    let (_, _, mut some) = batched(&g, MctsConfig::default(), 2000, 8);
+    some.advance_root_within(mv, &after, 1_000);
+    assert!(some.edge_count() <= 1_000, "{} edges", some.edge_count());
+    assert!(some.tree_size() < all.tree_size());
+    let (_, kept_some) = some.choose(0.0, &mut rng);
+    assert_eq!(
+        kept_some.visits, kept_all.visits,
+        "the root's moves keep their visits"
+    );
+    some.start(500, false, &mut rng);
+    while some.advance() == Advance::NeedsEval {
+        let e = UniformEvaluator.evaluate(&[some.leaf_request()]);
+        some.apply(&e[0], &mut rng);
+    }
+    assert_eq!(some.simulations(), 500);
+}

@@ -112,6 +112,14 @@ impl Search {
     /// Moves the root to the child reached by `mv`, keeping its subtree
     /// when the config says so.
     pub fn advance_root(&mut self, mv: Move, game_after: &Game) {
+        self.advance_root_within(mv, game_after, usize::MAX);
+    }
+
+    /// `advance_root`, keeping at most `max_edges` edges of the subtree,
+    /// nearest the new root first: keeping copies the subtree edge by
+    /// edge, and a tree kept over many moves grows large. A node left out
+    /// is searched afresh; the edge to it keeps its statistics.
+    pub fn advance_root_within(&mut self, mv: Move, game_after: &Game, max_edges: usize) {
         let root = &self.nodes[0];
         let child = (root.first_edge..root.first_edge + root.n_edges)
             .map(|i| &self.edges[i as usize])
@@ -144,16 +152,24 @@ impl Search {
         self.edge_moves.clear();
         let mut queue = VecDeque::from([(child, 0u32)]);
         self.nodes.push(old_nodes[child as usize].clone());
+        // Edges copied or promised to the nodes queued.
+        let mut reserved = old_nodes[child as usize].n_edges as usize;
         while let Some((old, new)) = queue.pop_front() {
             let on = &old_nodes[old as usize];
             let first = self.edges.len() as u32;
             for i in 0..on.n_edges {
                 let mut e = old_edges[(on.first_edge + i) as usize].clone();
                 if e.child != NONE {
-                    let c = self.nodes.len() as u32;
-                    self.nodes.push(old_nodes[e.child as usize].clone());
-                    queue.push_back((e.child, c));
-                    e.child = c;
+                    let n = old_nodes[e.child as usize].n_edges as usize;
+                    if reserved.saturating_add(n) <= max_edges {
+                        reserved += n;
+                        let c = self.nodes.len() as u32;
+                        self.nodes.push(old_nodes[e.child as usize].clone());
+                        queue.push_back((e.child, c));
+                        e.child = c;
+                    } else {
+                        e.child = NONE;
+                    }
                 }
                 self.edge_moves.push(e.mv);
                 self.edges.push(e);

@@ -81,6 +81,12 @@ impl Search {
         self.nodes.len()
     }
 
+    /// Edges in the tree: the moves of every expanded node, the bulk of
+    /// its memory.
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+
     /// Simulations done in this search.
     pub fn simulations(&self) -> u32 {
         self.sims_done
