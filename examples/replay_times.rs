@@ -9,8 +9,9 @@
 //! player whose spec starts with `mcts`; N: stop after N searches). Ends
 //! with the mean time and simulations a search.
 
+use brandubh_arena::read_records;
 use brandubh_play::{PlayContext, PlayerSpec};
-use brandubh_rules::{Game, MoveRecord, RuleSet};
+use brandubh_rules::{Game, MoveRecord, RuleSet, Side};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -24,15 +25,18 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let (pair, game_no): (u64, u64) = (pair.parse().unwrap(), game_no.parse().unwrap());
-    let text = std::fs::read_to_string(file).unwrap();
-    let record: serde_json::Value = text
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .find(|g| g["pair"] == pair && g["game"] == game_no)
+    let (pair, game_no): (u64, u8) = (pair.parse().unwrap(), game_no.parse().unwrap());
+    let record = read_records(std::path::Path::new(file))
+        .unwrap()
+        .into_iter()
+        .find(|g| g.pair == pair && g.game == game_no)
         .expect("no such pair and game in the file");
-    let rules = Arc::new(RuleSet::named(record["rules"].as_str().unwrap()).unwrap());
-    let net_attacks = record["attackers"].as_str().unwrap().starts_with("mcts");
+    let rules = Arc::new(RuleSet::named(&record.rules).unwrap());
+    let net_side = if record.attackers.starts_with("mcts") {
+        Side::Attackers
+    } else {
+        Side::Defenders
+    };
     let spec = PlayerSpec::parse(spec).unwrap();
     let budget = spec.mcts().ms.expect("a timed spec (ms=…)") as f64;
     let ctx = PlayContext::new(brandubh_mcts::Models::new(brandubh_model::model_loader(
@@ -40,20 +44,13 @@ fn main() {
     )));
     let mut player = spec.build_mcts(&rules, 1, &ctx).unwrap();
     let mut game = Game::new(rules.clone());
-    let play = |game: &mut Game, m: &serde_json::Value| {
-        let rec: MoveRecord = m.as_str().unwrap().parse().unwrap();
-        game.play(rec.mv).unwrap();
-    };
-    for m in record["opening"].as_array().unwrap() {
-        play(&mut game, m);
-    }
     let (mut over, mut searched, mut total_ms, mut sims) = (0, 0, 0.0, 0u64);
-    for m in record["moves"].as_array().unwrap() {
+    for (ply, text) in record.opening.iter().chain(&record.moves).enumerate() {
         if searched == limit {
             break;
         }
-        let nets_turn = (game.side_to_move() == brandubh_rules::Side::Attackers) == net_attacks;
-        if nets_turn && game.legal_moves().len() > 1 {
+        let recorded = ply >= record.opening.len();
+        if recorded && game.side_to_move() == net_side && game.legal_moves().len() > 1 {
             let t = Instant::now();
             let r = player.search(&game, None);
             let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -63,14 +60,12 @@ fn main() {
             if ms > 1.05 * budget {
                 over += 1;
                 println!(
-                    "ply {:>3}: {ms:.0} ms, {} simulations, {} batches",
-                    game.plies().len(),
-                    r.simulations,
-                    r.batches
+                    "ply {ply:>3}: {ms:.0} ms, {} simulations, {} batches",
+                    r.simulations, r.batches
                 );
             }
         }
-        play(&mut game, m);
+        game.play(text.parse::<MoveRecord>().unwrap().mv).unwrap();
     }
     println!(
         "{over} of {searched} searches over 105 % of {budget} ms; mean {:.0} ms, {:.0} simulations",

@@ -33,9 +33,9 @@ pub const DEFAULT_BATCH: usize = 8;
 /// now and then (docs/arena.md).
 pub const STOP_MARGIN: f64 = 0.03;
 /// The most of its last tree a timed search keeps, in edges per
-/// millisecond of its budget: copying the kept subtree costs about 55 ns an
-/// edge, so this keeps the copy to about 5 % of the time (docs/arena.md).
-pub const KEPT_EDGES_PER_MS: u128 = 1_000;
+/// millisecond of its budget: keeping copies the subtree edge by edge, and
+/// this keeps the copy to a small share of the time (docs/arena.md).
+pub const KEPT_EDGES_PER_MS: usize = 1_000;
 /// Positions whose evaluations a player remembers (about 50 MB at most).
 pub const CACHE_POSITIONS: usize = 200_000;
 /// Simulations when the spec names neither `sims` nor `ms`.
@@ -244,7 +244,9 @@ impl MctsPlayer {
     /// more of it than it can copy in a small share of `budget`.
     fn tree_for(&mut self, game: &Game, budget: Option<Duration>) -> Search {
         let max_edges = budget.map_or(usize::MAX, |t| {
-            (t.as_millis() * KEPT_EDGES_PER_MS).min(usize::MAX as u128) as usize
+            usize::try_from(t.as_millis())
+                .unwrap_or(usize::MAX)
+                .saturating_mul(KEPT_EDGES_PER_MS)
         });
         if let Some((mut search, old)) = self.tree.take() {
             let (old_plies, new_plies) = (old.plies(), game.plies());

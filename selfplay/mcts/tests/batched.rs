@@ -202,11 +202,10 @@ fn gumbel_target_improves_on_the_net_prior_not_the_noised_one() {
 #[test]
 fn a_kept_tree_stays_within_its_edge_budget() {
     let g = Game::new(Arc::new(RuleSet::builtin("modern").unwrap()));
-    let (mv, _, whole) = batched(&g, MctsConfig::default(), 2000, 8);
+    let (mv, _, mut all) = batched(&g, MctsConfig::default(), 2000, 8);
     let mut after = g.clone();
     after.play(mv).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(2);
-    let mut all = whole;
     all.advance_root(mv, &after);
     let (_, kept_all) = all.choose(0.0, &mut rng);
     assert!(all.edge_count() > 1_000, "{} edges", all.edge_count());
