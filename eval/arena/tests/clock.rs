@@ -204,10 +204,11 @@ fn mcts_keeps_to_its_time_per_move() {
 
 /// The tree is kept from move to move under a time limit too: the root
 /// keeps the visits of the subtree the last search built.
-#[test]
-fn mcts_keeps_its_tree_under_a_time_limit() {
+/// A player that searched 20 000 simulations, then two plies on, under
+/// `budget`: the report of that search.
+fn search_after_a_kept_tree(budget: Duration) -> brandubh_play::MctsReport {
     let rules = Arc::new(RuleSet::builtin("modern").unwrap());
-    let mut p = PlayerSpec::parse("mcts:sims=2000,batch=8")
+    let mut p = PlayerSpec::parse("mcts:sims=20000,batch=8")
         .unwrap()
         .build_mcts(&rules, 1, &brandubh_play::PlayContext::uniform_only())
         .unwrap();
@@ -215,12 +216,31 @@ fn mcts_keeps_its_tree_under_a_time_limit() {
     let r = p.search(&g, None).clone();
     g.play(r.best).unwrap();
     g.play(r.moves[0].pv[1]).unwrap();
-    let r = p.search(&g, Some(ms(1000))).clone();
+    p.search(&g, Some(budget)).clone()
+}
+
+#[test]
+fn mcts_keeps_its_tree_under_a_time_limit() {
+    let r = search_after_a_kept_tree(ms(1000));
     assert!(
         r.root_visits > r.simulations,
         "{} root visits, {} new simulations",
         r.root_visits,
         r.simulations
+    );
+    // A second's budget keeps up to a million edges: the whole subtree.
+    assert!(r.kept_edges > 1_000, "{} edges kept", r.kept_edges);
+}
+
+#[test]
+fn mcts_keeps_no_more_of_its_tree_than_its_budget_allows() {
+    // One millisecond keeps `KEPT_EDGES_PER_MS` edges, far fewer than the
+    // subtree a second keeps (the test above).
+    let r = search_after_a_kept_tree(ms(1));
+    assert!(
+        r.kept_edges > 0 && r.kept_edges <= brandubh_play::mcts_player::KEPT_EDGES_PER_MS,
+        "{} edges kept",
+        r.kept_edges
     );
 }
 

@@ -83,6 +83,9 @@ pub struct MctsReport {
     pub simulations: u32,
     /// Visits at the root, reused ones included.
     pub root_visits: u32,
+    /// Edges of the last move's tree this search started from (0 when it
+    /// started afresh).
+    pub kept_edges: usize,
     pub evaluations: u64,
     pub batches: u64,
     pub collisions: u64,
@@ -277,6 +280,7 @@ impl MctsPlayer {
         let start = Instant::now();
         let budget = budget.or(self.settings.millis.map(Duration::from_millis));
         let mut search = self.tree_for(game, budget);
+        let kept_edges = search.edge_count();
         let sims = match (self.settings.sims, budget) {
             (Some(n), _) => n,
             // Gumbel's halving schedule needs a budget in simulations:
@@ -372,6 +376,7 @@ impl MctsPlayer {
         let report = MctsReport {
             simulations: done,
             root_visits: stats.visits.iter().map(|v| v.1).sum(),
+            kept_edges,
             evaluations,
             batches,
             collisions: search.collisions() - collisions_before,
