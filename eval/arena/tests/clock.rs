@@ -12,6 +12,14 @@ fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
+/// An MCTS player of `spec` with equal priors (seed 1).
+fn uniform_mcts(rules: &Arc<RuleSet>, spec: &str) -> brandubh_play::MctsPlayer {
+    PlayerSpec::parse(spec)
+        .unwrap()
+        .build_mcts(rules, 1, &brandubh_play::PlayContext::uniform_only())
+        .unwrap()
+}
+
 fn clock(remaining: u64, inc: u64, overtime: u64, periods: u32) -> GameClock {
     GameClock {
         remaining: ms(remaining),
@@ -178,10 +186,7 @@ fn a_player_out_of_time_loses_on_time() {
 #[test]
 fn mcts_keeps_to_its_time_per_move() {
     let rules = Arc::new(RuleSet::builtin("modern").unwrap());
-    let mut p = PlayerSpec::parse("mcts:ms=150,batch=8")
-        .unwrap()
-        .build_mcts(&rules, 1, &brandubh_play::PlayContext::uniform_only())
-        .unwrap();
+    let mut p = uniform_mcts(&rules, "mcts:ms=150,batch=8");
     let mut g = Game::new(rules.clone());
     for _ in 0..3 {
         let t = Instant::now();
@@ -202,16 +207,11 @@ fn mcts_keeps_to_its_time_per_move() {
     }
 }
 
-/// The tree is kept from move to move under a time limit too: the root
-/// keeps the visits of the subtree the last search built.
 /// A player that searched 20 000 simulations, then two plies on, under
 /// `budget`: the report of that search.
 fn search_after_a_kept_tree(budget: Duration) -> brandubh_play::MctsReport {
     let rules = Arc::new(RuleSet::builtin("modern").unwrap());
-    let mut p = PlayerSpec::parse("mcts:sims=20000,batch=8")
-        .unwrap()
-        .build_mcts(&rules, 1, &brandubh_play::PlayContext::uniform_only())
-        .unwrap();
+    let mut p = uniform_mcts(&rules, "mcts:sims=20000,batch=8");
     let mut g = Game::new(rules.clone());
     let r = p.search(&g, None).clone();
     g.play(r.best).unwrap();
@@ -219,6 +219,8 @@ fn search_after_a_kept_tree(budget: Duration) -> brandubh_play::MctsReport {
     p.search(&g, Some(budget)).clone()
 }
 
+/// The tree is kept from move to move under a time limit too: the root
+/// keeps the visits of the subtree the last search built.
 #[test]
 fn mcts_keeps_its_tree_under_a_time_limit() {
     let r = search_after_a_kept_tree(ms(1000));
@@ -247,10 +249,7 @@ fn mcts_keeps_no_more_of_its_tree_than_its_budget_allows() {
 #[test]
 fn mcts_under_a_clock_thinks_within_the_budget() {
     let rules = Arc::new(RuleSet::builtin("wtf").unwrap());
-    let mut p = PlayerSpec::parse("mcts:sims=100000000")
-        .unwrap()
-        .build_mcts(&rules, 1, &brandubh_play::PlayContext::uniform_only())
-        .unwrap();
+    let mut p = uniform_mcts(&rules, "mcts:sims=100000000");
     let g = Game::new(rules.clone());
     let c = clock(4_000, 0, 0, 0);
     let t = Instant::now();
