@@ -172,6 +172,8 @@ fn bad_specs_are_refused() {
         "mcts:verify=0.95",
         "mcts:verify=-0.1",
         "mcts:solver=2",
+        "mcts:ptemp=0",
+        "mcts:ptemp=11",
     ] {
         assert!(PlayerSpec::parse(spec).is_err(), "{spec}");
     }
@@ -205,6 +207,11 @@ fn bad_specs_are_refused() {
     assert!(on.cfg.solver && on.cfg.escape_forks);
     let off = PlayerSpec::parse("mcts").unwrap().mcts_settings();
     assert!(!off.cfg.solver && !off.cfg.escape_forks);
+    // The policy temperature a spec gives reaches the search; without one
+    // the priors are left as the net gives them.
+    let warm = PlayerSpec::parse("mcts:ptemp=1.6").unwrap().mcts_settings();
+    assert_eq!(warm.cfg.policy_temperature, 1.6);
+    assert_eq!(off.cfg.policy_temperature, 1.0);
     // With no limit, no simulation cap in the settings (the default one
     // applies only when no time is given either); batches no larger than
     // a 32nd of the simulations.

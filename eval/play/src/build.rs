@@ -33,6 +33,7 @@ impl PlayerSpec {
                 moves_left_effect: m.ml.unwrap_or(defaults.moves_left_effect),
                 moves_left_slope: m.mlslope.unwrap_or(defaults.moves_left_slope),
                 q_normalize: m.qnorm.unwrap_or(defaults.q_normalize),
+                policy_temperature: m.ptemp.unwrap_or(defaults.policy_temperature),
                 ..defaults
             },
             sims: m.sims,

@@ -106,6 +106,7 @@ pub struct MctsSpecSettings {
     pub mlslope: Option<f32>,
     pub verify: Option<f32>,
     pub qnorm: Option<f32>,
+    pub ptemp: Option<f32>,
 }
 
 /// `parse` keeps every float within its finite range, so equality is total.
@@ -155,6 +156,7 @@ impl Settings {
                 "mlslope" => m.mlslope = Some(float),
                 "verify" => m.verify = Some(float),
                 "qnorm" => m.qnorm = Some(float),
+                "ptemp" => m.ptemp = Some(float),
                 _ => {}
             },
             Settings::Random | Settings::Human | Settings::Otep { .. } => {}
@@ -216,6 +218,7 @@ fn keys_of(kind: PlayerKind) -> &'static [(&'static str, KeyKind)] {
             ("mlslope", Float(0.0, 1.0)),
             ("verify", Float(0.0, 0.9)),
             ("qnorm", Float(0.0, 2.0)),
+            ("ptemp", Float(0.1, 10.0)),
         ],
     }
 }
@@ -256,7 +259,8 @@ impl PlayerSpec {
     ///   `mlslope=F` (the moves-left utility's cap and slope, for nets with
     ///   a moves-left output: `moves_left_effect`, `moves_left_slope`),
     ///   `qnorm=F` (stretch each node's move values onto −1..1, their
-    ///   range taken as at least F wide: `q_normalize`) (defaults:
+    ///   range taken as at least F wide: `q_normalize`), `ptemp=F` (raise
+    ///   each prior to the power 1/F: `policy_temperature`) (defaults:
     ///   `MctsConfig::default()`), and `verify=F` (with `ms=T` or a clock:
     ///   keep this share of each move's time for an alpha-beta check that
     ///   the chosen move does not lose by force; default 0).

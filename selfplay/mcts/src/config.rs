@@ -69,6 +69,11 @@ pub struct MctsConfig {
     /// The range is taken as at least this wide, which caps the stretch
     /// at 2 / this.
     pub q_normalize: f32,
+    /// Policy temperature: each prior the evaluator gives is raised to the
+    /// power 1/T and the priors renormalised before the search uses them.
+    /// Above 1 the search spreads its visits over more of the moves the
+    /// net rates low; 1 leaves the priors as they are.
+    pub policy_temperature: f32,
 }
 
 impl Default for MctsConfig {
@@ -96,6 +101,7 @@ impl Default for MctsConfig {
             moves_left_effect: 0.0,
             moves_left_slope: 0.0027,
             q_normalize: 0.0,
+            policy_temperature: 1.0,
         }
     }
 }
@@ -192,6 +198,12 @@ impl MctsConfig {
         range("moves_left_effect", self.moves_left_effect as f64, 0.0, 1.0)?;
         range("moves_left_slope", self.moves_left_slope as f64, 0.0, 1.0)?;
         range("q_normalize", self.q_normalize as f64, 0.0, 2.0)?;
+        range(
+            "policy_temperature",
+            self.policy_temperature as f64,
+            0.1,
+            10.0,
+        )?;
         Ok(())
     }
 }

@@ -225,3 +225,72 @@ fn a_kept_tree_stays_within_its_edge_budget() {
     }
     assert_eq!(some.simulations(), 500);
 }
+
+/// Priors falling off geometrically (each move half the one before), a
+/// drawn value: a net that is sure of its first move.
+struct Skewed;
+
+impl Evaluator for Skewed {
+    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        batch
+            .iter()
+            .map(|r| {
+                let raw: Vec<f32> = (0..r.moves.len()).map(|i| 0.5f32.powi(i as i32)).collect();
+                let sum: f32 = raw.iter().sum();
+                Evaluation {
+                    priors: raw.iter().map(|p| p / sum).collect(),
+                    wdl: [0.0, 1.0, 0.0],
+                    moves_left: None,
+                }
+            })
+            .collect()
+    }
+    fn id(&self) -> String {
+        "skewed".into()
+    }
+}
+
+/// The root's priors, in the evaluator's move order, after one simulation.
+fn root_priors(g: &Game, policy_temperature: f32) -> Vec<f32> {
+    let cfg = MctsConfig {
+        policy_temperature,
+        dirichlet_epsilon: 0.0,
+        ..MctsConfig::default()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut s = Search::new(g.rules().clone(), cfg, g);
+    s.start(1, false, &mut rng);
+    while s.advance() == Advance::NeedsEval {
+        let e = Skewed.evaluate(&[s.leaf_request()]);
+        s.apply(&e[0], &mut rng);
+    }
+    let by_move: std::collections::HashMap<Move, f32> =
+        s.analysis().iter().map(|a| (a.mv, a.prior)).collect();
+    g.legal_moves().iter().map(|m| by_move[m]).collect()
+}
+
+#[test]
+fn the_policy_temperature_flattens_the_priors_and_one_leaves_them() {
+    let g = Game::new(Arc::new(RuleSet::builtin("wtf").unwrap()));
+    let n = g.legal_moves().len();
+    // Searches leave the priors alone unless a config says otherwise.
+    assert_eq!(MctsConfig::default().policy_temperature, 1.0);
+    let plain = root_priors(&g, 1.0);
+    // T = 1: the evaluator's priors unchanged, halving from move to move.
+    for i in 1..n.min(12) {
+        assert!((plain[i] / plain[i - 1] - 0.5).abs() < 1e-3, "{plain:?}");
+    }
+    // T = 2: each prior's square root, renormalised, so each move's prior
+    // is 1/sqrt(2) of the one before and they still sum to 1.
+    let warm = root_priors(&g, 2.0);
+    assert!((warm.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+    for i in 1..n.min(12) {
+        assert!(
+            (warm[i] / warm[i - 1] - 0.5f32.sqrt()).abs() < 1e-3,
+            "{warm:?}"
+        );
+    }
+    assert!(warm[0] < plain[0] && warm[8] > plain[8]);
+    // T = 0.5 sharpens: the first move takes more than before.
+    assert!(root_priors(&g, 0.5)[0] > plain[0]);
+}

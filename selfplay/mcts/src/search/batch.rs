@@ -125,15 +125,24 @@ impl Search {
         let edges = &mut self.edges[first..first + n];
         let skip_losing = edges.iter().any(|e| !e.loses);
         let keep = |e: &Edge| !(skip_losing && e.loses);
+        let inv_t = 1.0 / self.cfg.policy_temperature;
+        let prior = |i: usize| {
+            let p = eval.priors.get(i).copied().unwrap_or(0.0).max(0.0);
+            if inv_t == 1.0 {
+                p
+            } else {
+                p.powf(inv_t)
+            }
+        };
         let sum: f32 = edges
             .iter()
             .enumerate()
             .filter(|(_, e)| keep(e))
-            .map(|(i, _)| eval.priors.get(i).copied().unwrap_or(0.0))
+            .map(|(i, _)| prior(i))
             .sum();
         let kept = edges.iter().filter(|e| keep(e)).count().max(1);
         for (i, e) in edges.iter_mut().enumerate() {
-            let p = eval.priors.get(i).copied().unwrap_or(0.0);
+            let p = prior(i);
             e.prior = if !keep(e) {
                 0.0
             } else if sum > 0.0 {
