@@ -49,14 +49,19 @@ fn batched(g: &Game, cfg: MctsConfig, sims: u32, batch: usize) -> (Move, RootSta
     (mv, st, s)
 }
 
+/// Runs a started search to its end one leaf at a time with `eval`.
+fn finish_one_leaf(s: &mut Search, eval: &dyn Evaluator, rng: &mut ChaCha8Rng) {
+    while s.advance() == Advance::NeedsEval {
+        let e = eval.evaluate(&[s.leaf_request()]);
+        s.apply(&e[0], rng);
+    }
+}
+
 fn one_leaf(g: &Game, cfg: MctsConfig, sims: u32) -> Move {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut s = Search::new(g.rules().clone(), cfg, g);
     s.start(sims, false, &mut rng);
-    while s.advance() == Advance::NeedsEval {
-        let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
-        s.apply(&e[0], &mut rng);
-    }
+    finish_one_leaf(&mut s, &UniformEvaluator, &mut rng);
     s.choose(0.0, &mut rng).0
 }
 
@@ -178,10 +183,7 @@ fn gumbel_target_improves_on_the_net_prior_not_the_noised_one() {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let mut s = Search::new(g.rules().clone(), cfg, &g);
     s.start(16, true, &mut rng);
-    while s.advance() == Advance::NeedsEval {
-        let e = UniformEvaluator.evaluate(&[s.leaf_request()]);
-        s.apply(&e[0], &mut rng);
-    }
+    finish_one_leaf(&mut s, &UniformEvaluator, &mut rng);
     let (_, st) = s.choose(0.0, &mut rng);
     let unvisited: Vec<f32> = st
         .visits
@@ -260,10 +262,7 @@ fn root_priors(g: &Game, policy_temperature: f32) -> Vec<f32> {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut s = Search::new(g.rules().clone(), cfg, g);
     s.start(1, false, &mut rng);
-    while s.advance() == Advance::NeedsEval {
-        let e = Skewed.evaluate(&[s.leaf_request()]);
-        s.apply(&e[0], &mut rng);
-    }
+    finish_one_leaf(&mut s, &Skewed, &mut rng);
     let by_move: std::collections::HashMap<Move, f32> =
         s.analysis().iter().map(|a| (a.mv, a.prior)).collect();
     g.legal_moves().iter().map(|m| by_move[m]).collect()

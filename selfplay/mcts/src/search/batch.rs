@@ -126,30 +126,32 @@ impl Search {
         let skip_losing = edges.iter().any(|e| !e.loses);
         let keep = |e: &Edge| !(skip_losing && e.loses);
         let inv_t = 1.0 / self.cfg.policy_temperature;
-        let prior = |i: usize| {
-            let p = eval.priors.get(i).copied().unwrap_or(0.0).max(0.0);
-            if inv_t == 1.0 {
-                p
-            } else {
-                p.powf(inv_t)
-            }
-        };
-        let sum: f32 = edges
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| keep(e))
-            .map(|(i, _)| prior(i))
-            .sum();
-        let kept = edges.iter().filter(|e| keep(e)).count().max(1);
+        // The kept moves' priors, shaped by the policy temperature once
+        // each, then normalised over the kept moves.
+        let mut sum = 0.0f32;
+        let mut kept = 0usize;
         for (i, e) in edges.iter_mut().enumerate() {
-            let p = prior(i);
-            e.prior = if !keep(e) {
-                0.0
-            } else if sum > 0.0 {
-                p / sum
+            e.prior = if keep(e) {
+                let p = eval.priors.get(i).copied().unwrap_or(0.0);
+                kept += 1;
+                if inv_t == 1.0 {
+                    p
+                } else {
+                    p.powf(inv_t)
+                }
             } else {
-                1.0 / kept as f32
+                0.0
             };
+            sum += e.prior;
+        }
+        for e in edges.iter_mut() {
+            if keep(e) {
+                e.prior = if sum > 0.0 {
+                    e.prior / sum
+                } else {
+                    1.0 / kept.max(1) as f32
+                };
+            }
         }
         self.nodes[leaf as usize].expanded = true;
         self.moves_left_seen |= eval.moves_left.is_some();
