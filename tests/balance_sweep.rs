@@ -24,11 +24,12 @@ set = { "king.hammer" = false, "king.anvil" = false }
 cross = [["random", "alphabeta:depth=1"]]
 "#;
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("brandubh-sweep-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A new, empty directory for one test, removed when the guard is dropped.
+fn dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("brandubh-sweep-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn sweep(study: &Path, run: &Path) -> Output {
@@ -99,7 +100,8 @@ fn games_table_matches_the_chunks(run: &Path) {
 
 #[test]
 fn a_killed_study_resumes_to_the_same_report() {
-    let base = dir("resume");
+    let base_guard = dir("resume");
+    let base = base_guard.path();
     let study = base.join("study.toml");
     std::fs::write(&study, STUDY).unwrap();
     // Uninterrupted.
@@ -167,7 +169,8 @@ fn a_killed_study_resumes_to_the_same_report() {
 
 #[test]
 fn a_bad_study_is_refused_with_what_is_wrong() {
-    let base = dir("bad");
+    let base_guard = dir("bad");
+    let base = base_guard.path();
     let cases = [
         ("base = \"wtf\"\n[[variant]]\nset = { \"end.encirclment\" = false }\nladder = [\"random\"]\n", "no option `encirclment`"),
         ("[[variant]]\nladder = [\"random\"]\n", "no `rules` and no `base`"),
@@ -209,7 +212,8 @@ fn a_bad_study_is_refused_with_what_is_wrong() {
 
 #[test]
 fn a_study_fine_tunes_a_net_for_each_variant() {
-    let base = dir("finetune");
+    let base_guard = dir("finetune");
+    let base = base_guard.path();
     let start = base.join("start");
     let init = |out: &Path, channels: u32| {
         let shape = base.join(format!("net-{channels}.json"));

@@ -40,7 +40,8 @@ fn bad_limits_and_players_are_clear_errors() {
 
 #[test]
 fn a_match_resumes_from_its_record_file() {
-    let dir = scratch("cli-resume");
+    let dir_guard = scratch("cli-resume");
+    let dir = dir_guard.path();
     let out = dir.join("m.jsonl");
     let out_s = out.to_str().unwrap();
     let args = |pairs: &'static str| {
@@ -91,7 +92,6 @@ fn a_match_resumes_from_its_record_file() {
     // --resume needs the file it resumes from.
     let o = brandubh(&["match", "--a", "random", "--b", "random", "--resume"]);
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--out"));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -125,7 +125,8 @@ fn a_clocked_match_reports_time_per_move() {
 /// however its path was spelt.
 #[test]
 fn a_net_is_rated_by_its_model_id() {
-    let dir = scratch("identity");
+    let dir_guard = scratch("identity");
+    let dir = dir_guard.path();
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string("models/modern/model.json").unwrap())
             .unwrap();
@@ -179,5 +180,4 @@ fn a_net_is_rated_by_its_model_id() {
         .unwrap();
     assert_eq!(net["games"], 4);
     assert_eq!(net["specs"].as_array().unwrap().len(), 2);
-    let _ = std::fs::remove_dir_all(&dir);
 }

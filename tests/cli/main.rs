@@ -42,11 +42,11 @@ pub(crate) fn assert_ok(out: &Output) {
     );
 }
 
-/// A new, empty scratch directory for one test (what an earlier run left
-/// there is removed).
-pub(crate) fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("brandubh-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A new, empty scratch directory for one test, removed when the returned
+/// guard is dropped.
+pub(crate) fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("brandubh-{name}-"))
+        .tempdir()
+        .unwrap()
 }

@@ -83,7 +83,8 @@ fn init_model_refuses_what_is_not_its_own() {
 /// moves-left utility's settings.
 #[test]
 fn init_model_config_and_the_moves_left_output_in_analyze() {
-    let dir = scratch("ml");
+    let dir_guard = scratch("ml");
+    let dir = dir_guard.path();
     for moves_left in [false, true] {
         let cfg = dir.join(format!("net-{moves_left}.json"));
         let mut shape = serde_json::json!({"channels": 8, "blocks": 1, "value_hidden": 8});
@@ -130,14 +131,14 @@ fn init_model_config_and_the_moves_left_output_in_analyze() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Exporting a shipped net again, out of its run directory, keeps the
 /// training record its card had, and never writes over the checkpoint.
 #[test]
 fn export_keeps_a_shipped_nets_provenance() {
-    let dir = scratch("export");
+    let dir_guard = scratch("export");
+    let dir = dir_guard.path();
     let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/wtf");
     for f in ["model.json", "model.safetensors", "model.card.json"] {
         std::fs::copy(shipped.join(f), dir.join(f)).unwrap();
@@ -172,7 +173,6 @@ fn export_keeps_a_shipped_nets_provenance() {
     assert_eq!(run.status.code(), Some(1), "{err}");
     assert!(err.contains("is part of the checkpoint"), "{err}");
     assert_eq!(std::fs::read(dir.join("model.json")).unwrap(), meta);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// An inference engine this build does not have is named in a clear

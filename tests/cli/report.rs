@@ -4,7 +4,8 @@ use crate::{assert_ok, brandubh, ok_json, scratch};
 
 #[test]
 fn report_draws_a_runs_progress() {
-    let dir = scratch("report");
+    let dir_guard = scratch("report");
+    let dir = dir_guard.path();
     let mut lines = String::new();
     for i in 1..=3 {
         lines.push_str(&format!(
@@ -105,7 +106,6 @@ fn report_draws_a_runs_progress() {
         err.contains("different scales") && err.contains("alphabeta:depth=3"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The report of a tiny run rates every generation the run's arena games

@@ -88,7 +88,8 @@ fn balance_plays_and_reads_game_files() {
 
 #[test]
 fn tune_eval_fits_weights_that_a_player_can_use() {
-    let dir = scratch("tune");
+    let dir_guard = scratch("tune");
+    let dir = dir_guard.path();
     let games = dir.join("games.jsonl");
     let weights = dir.join("weights.toml");
     ok_json(&[
@@ -132,7 +133,6 @@ fn tune_eval_fits_weights_that_a_player_can_use() {
         err.contains("games.jsonl") && err.contains("ludii"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -6,7 +6,8 @@ use crate::{assert_ok, brandubh, scratch};
 /// this build cannot reach, says so at once instead of waiting.
 #[test]
 fn workers_refuse_a_missing_run_or_an_unknown_store() {
-    let empty = scratch("norun");
+    let empty_guard = scratch("norun");
+    let empty = empty_guard.path();
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
             vec![
@@ -56,13 +57,13 @@ fn workers_refuse_a_missing_run_or_an_unknown_store() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
     // Nothing was created where there was no run.
-    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
-    std::fs::remove_dir_all(&empty).ok();
+    assert_eq!(std::fs::read_dir(empty).unwrap().count(), 0);
 }
 
 #[test]
 fn loop_from_a_checkpoint_fine_tunes_it_for_the_runs_rules() {
-    let d = scratch("loop-from");
+    let d_guard = scratch("loop-from");
+    let d = d_guard.path();
     let shape = d.join("net.json");
     std::fs::write(&shape, r#"{"channels":8,"blocks":1,"value_hidden":16}"#).unwrap();
     let start = d.join("start");
@@ -140,7 +141,8 @@ fn loop_from_a_checkpoint_fine_tunes_it_for_the_runs_rules() {
 
 #[test]
 fn a_fork_shares_its_runs_past_and_goes_on_under_its_own_config() {
-    let d = scratch("fork");
+    let d_guard = scratch("fork");
+    let d = d_guard.path();
     let ok = |out: std::process::Output| {
         assert_ok(&out);
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -301,7 +303,6 @@ fn a_fork_shares_its_runs_past_and_goes_on_under_its_own_config() {
         "2",
     ]);
     assert!(e.contains("net's shape"), "{e}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]

@@ -4,20 +4,21 @@ mod common;
 
 use common::{start, Server};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("brandubh-web-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn server(name: &str) -> (Server, PathBuf) {
-    let base = tmp(name);
-    std::fs::create_dir_all(base.join("models")).unwrap();
-    std::fs::create_dir_all(base.join("runs")).unwrap();
-    (start(base.join("models"), base.join("runs")), base)
+/// A server over empty `models/` and `runs/` folders in a new directory,
+/// which is removed when the returned guard is dropped (keep it bound for
+/// the whole test).
+fn server(name: &str) -> (Server, tempfile::TempDir) {
+    let base = tempfile::Builder::new()
+        .prefix(&format!("brandubh-web-{name}-"))
+        .tempdir()
+        .unwrap();
+    std::fs::create_dir_all(base.path().join("models")).unwrap();
+    std::fs::create_dir_all(base.path().join("runs")).unwrap();
+    (
+        start(base.path().join("models"), base.path().join("runs")),
+        base,
+    )
 }
 
 fn moves(v: &Value) -> Vec<String> {
@@ -31,7 +32,7 @@ fn moves(v: &Value) -> Vec<String> {
 
 #[test]
 fn the_page_and_its_scripts_are_served() {
-    let (s, _) = server("page");
+    let (s, _dir) = server("page");
     let page = s.get("/");
     assert_eq!(page.status, 200);
     assert!(page.content_type.starts_with("text/html"));
@@ -52,7 +53,7 @@ fn the_page_and_its_scripts_are_served() {
 
 #[test]
 fn a_game_is_replayed_with_its_legal_moves_and_captures() {
-    let (s, _) = server("game");
+    let (s, _dir) = server("game");
     let start = s.post("/api/game", json!({"rules": "modern"})).json();
     assert_eq!(start["side_to_move"], "attackers");
     assert_eq!(start["board"].as_str().unwrap().len(), 49);
@@ -103,7 +104,7 @@ fn a_game_is_replayed_with_its_legal_moves_and_captures() {
 
 #[test]
 fn an_illegal_move_is_refused_with_the_reason() {
-    let (s, _) = server("illegal");
+    let (s, _dir) = server("illegal");
     let r = s.post("/api/game", json!({"rules": "modern", "moves": ["d7-d5"]}));
     assert_eq!(r.status, 400);
     assert!(
@@ -118,7 +119,7 @@ fn an_illegal_move_is_refused_with_the_reason() {
 
 #[test]
 fn analysis_gives_heat_maps_lines_and_win_chances() {
-    let (s, _) = server("analyse");
+    let (s, _dir) = server("analyse");
     let a = s.post(
         "/api/analyse",
         json!({"rules": "wtf", "moves": ["d7-f7"], "player": "mcts:model=uniform,sims=64"}),
@@ -187,7 +188,7 @@ fn analysis_gives_heat_maps_lines_and_win_chances() {
 
 #[test]
 fn a_search_without_a_time_limit_gets_the_servers() {
-    let (s, _) = server("bounded");
+    let (s, _dir) = server("bounded");
     // The test server allows 2 s: depth 64 never completes in that.
     let a = s
         .post(
@@ -201,7 +202,7 @@ fn a_search_without_a_time_limit_gets_the_servers() {
 
 #[test]
 fn games_round_trip_through_otg_and_match_records() {
-    let (s, _) = server("files");
+    let (s, _dir) = server("files");
     let ms = ["d7-f7", "d5-f5", "f7-f6"];
     let otg = s
         .post(
@@ -240,7 +241,8 @@ fn games_round_trip_through_otg_and_match_records() {
 
 #[test]
 fn runs_are_listed_and_their_charts_served_but_nothing_outside() {
-    let (s, base) = server("runs");
+    let (s, base_guard) = server("runs");
+    let base = base_guard.path();
     let run = base.join("runs/tiny");
     std::fs::create_dir_all(run.join("report")).unwrap();
     std::fs::write(run.join("generations.jsonl"), "{\"iteration\":1}\n").unwrap();
@@ -268,7 +270,8 @@ fn runs_are_listed_and_their_charts_served_but_nothing_outside() {
 /// a message, never a panic or a hang; the server still answers after.
 #[test]
 fn bad_input_gets_a_clear_4xx() {
-    let (s, base) = server("bad");
+    let (s, base_guard) = server("bad");
+    let base = base_guard.path();
     std::fs::create_dir_all(base.join("models/fake")).unwrap();
     std::fs::write(base.join("models/fake/model.json"), "{}").unwrap();
     std::fs::write(base.join("outside.txt"), "secret").unwrap();

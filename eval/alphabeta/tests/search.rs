@@ -145,8 +145,11 @@ fn a_parallel_search_reaches_its_depth_and_stops_on_time() {
 
 #[test]
 fn evaluation_weights_file_errors_are_named() {
-    let dir = std::env::temp_dir().join("brandubh-eval-test");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir_guard = tempfile::Builder::new()
+        .prefix("brandubh-eval-test-")
+        .tempdir()
+        .unwrap();
+    let dir = dir_guard.path();
     let p = dir.join("bad.toml");
     std::fs::write(&p, "attacker = 100\nbogus = 3\n").unwrap();
     let e = EvalWeights::from_file(&p).unwrap_err().to_string();

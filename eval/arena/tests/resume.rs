@@ -30,10 +30,12 @@ fn cfg(pairs: u64, seed: u64) -> MatchConfig {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("brandubh-resume-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A new, empty directory for one test, removed when the guard is dropped.
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("brandubh-resume-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn resume(c: &MatchConfig, text: &str, out: &Path) -> brandubh_arena::Resumed {
@@ -47,7 +49,8 @@ fn resume(c: &MatchConfig, text: &str, out: &Path) -> brandubh_arena::Resumed {
 
 #[test]
 fn a_match_cut_mid_pair_ends_as_if_never_stopped() {
-    let dir = scratch("cut");
+    let dir_guard = scratch("cut");
+    let dir = dir_guard.path();
     let c = cfg(4, 7);
     let (whole, games) = run_match(&c, Some(&dir.join("whole.jsonl")), &|_| {}).unwrap();
     let text = std::fs::read_to_string(dir.join("whole.jsonl")).unwrap();
@@ -72,12 +75,12 @@ fn a_match_cut_mid_pair_ends_as_if_never_stopped() {
     assert_eq!(summary.a_as_attackers, whole.a_as_attackers);
     assert_eq!(summary.b_as_defenders, whole.b_as_defenders);
     assert_eq!(summary.pairs, 4);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn a_finished_match_extends_to_more_pairs() {
-    let dir = scratch("extend");
+    let dir_guard = scratch("extend");
+    let dir = dir_guard.path();
     let (_, five) = run_match(&cfg(5, 3), None, &|_| {}).unwrap();
     let out = dir.join("m.jsonl");
     run_match(&cfg(2, 3), Some(&out), &|_| {}).unwrap();
@@ -87,12 +90,12 @@ fn a_finished_match_extends_to_more_pairs() {
     let (s, games) = run_match_from(&cfg(5, 3), &prior.games, Some(&out), &|_| {}).unwrap();
     assert_eq!(games, five);
     assert_eq!(s.games, 10);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn games_of_another_match_are_refused_naming_the_line() {
-    let dir = scratch("other");
+    let dir_guard = scratch("other");
+    let dir = dir_guard.path();
     let out = dir.join("m.jsonl");
     run_match(&cfg(3, 5), Some(&out), &|_| {}).unwrap();
     let text = std::fs::read_to_string(&out).unwrap();
@@ -126,5 +129,4 @@ fn games_of_another_match_are_refused_naming_the_line() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("line 2") && e.contains("second time"), "{e}");
-    std::fs::remove_dir_all(&dir).ok();
 }
