@@ -1,12 +1,13 @@
 //! Bad files and specs across the commands.
 
-use crate::brandubh;
+use crate::{brandubh, scratch};
 
 /// Bad files and specs: a clear error naming the file and key, exit 1,
 /// never a panic.
 #[test]
 fn bad_files_are_clear_errors() {
-    let dir = std::env::temp_dir().join(format!("brandubh-badfiles-{}", std::process::id()));
+    let dir_guard = scratch("badfiles");
+    let dir = dir_guard.path();
     std::fs::create_dir_all(dir.join("ckpt")).unwrap();
     let sp = dir.join("sp.toml");
     std::fs::write(&sp, "[mcts]\ndirichlet_epsilon = 2.0\n").unwrap();
@@ -118,5 +119,4 @@ fn bad_files_are_clear_errors() {
         assert!(err.contains(named), "{args:?} should name `{named}`: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
-    std::fs::remove_dir_all(&dir).ok();
 }

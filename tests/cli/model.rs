@@ -8,8 +8,8 @@ use std::process::Command;
 /// with `--force`, whole.
 #[test]
 fn init_model_refuses_what_is_not_its_own() {
-    let dir = std::env::temp_dir().join(format!("brandubh-init-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir_guard = scratch("init");
+    let dir = dir_guard.path();
     let other = dir.join("notes");
     std::fs::create_dir_all(&other).unwrap();
     std::fs::write(other.join("todo.txt"), "keep me").unwrap();
@@ -69,12 +69,11 @@ fn init_model_refuses_what_is_not_its_own() {
         "--json",
     ]);
     // Nothing left beside it from the swap.
-    let names: Vec<String> = std::fs::read_dir(&dir)
+    let names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `init-model --config` takes the net shape as a checkpoint records it,

@@ -113,8 +113,8 @@ fn report_draws_a_runs_progress() {
 /// its table has an Elo wherever a rating exists.
 #[test]
 fn report_rates_each_generation_as_ratings_does() {
-    let dir = std::env::temp_dir().join(format!("brandubh-report-rated-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir_guard = scratch("report-rated");
+    let dir = dir_guard.path().join("run");
     let d = dir.to_str().unwrap();
     let cfg = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tiny-run.toml");
     let out = brandubh(&["loop", "--config", cfg, "--run-dir", d]);
@@ -204,5 +204,4 @@ fn report_rates_each_generation_as_ratings_does() {
     for stem in ["elo_by_generation", "elo_by_hour"] {
         assert!(report_dir.join(format!("{stem}.png")).exists());
     }
-    std::fs::remove_dir_all(&dir).ok();
 }

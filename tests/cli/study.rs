@@ -4,7 +4,8 @@ use crate::{assert_ok, brandubh, ok_json, scratch};
 
 #[test]
 fn balance_plays_and_reads_game_files() {
-    let dir = std::env::temp_dir().join(format!("brandubh-balance-{}", std::process::id()));
+    let dir_guard = scratch("balance");
+    let dir = dir_guard.path();
     let out = dir.join("report");
     let d = out.to_str().unwrap();
     let balance = |pairs: &'static str| {
@@ -83,7 +84,6 @@ fn balance_plays_and_reads_game_files() {
     ]);
     assert_eq!(v3[0]["games"], 4);
     assert_eq!(v3[0]["group"], "uniform");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

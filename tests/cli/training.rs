@@ -307,8 +307,8 @@ fn a_fork_shares_its_runs_past_and_goes_on_under_its_own_config() {
 
 #[test]
 fn generations_extends_a_finished_run_in_place_and_never_shortens_one() {
-    let d = std::env::temp_dir().join(format!("brandubh-extend-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d_guard = scratch("extend");
+    let d = d_guard.path();
     let run = d.join("run").display().to_string();
     let out = |args: &[&str]| {
         let o = brandubh(args);
@@ -360,5 +360,4 @@ fn generations_extends_a_finished_run_in_place_and_never_shortens_one() {
         "1",
     ]);
     assert!(ok && o.contains("run complete: 1"), "{e}");
-    let _ = std::fs::remove_dir_all(&d);
 }
