@@ -297,6 +297,7 @@ impl MctsPlayer {
             (None, None) => DEFAULT_SIMS,
         };
         search.start(sims, false, &mut self.rng);
+        search.set_deadline(budget.map(|t| start + t.saturating_sub(t.mul_f64(STOP_MARGIN))));
         let (mut evaluations, mut batches) = (0u64, 0u64);
         let collisions_before = search.collisions();
         let (tx, rx) = mpsc::channel::<(u64, Vec<Evaluation>, f64)>();

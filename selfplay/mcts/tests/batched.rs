@@ -293,3 +293,42 @@ fn the_policy_temperature_flattens_the_priors_and_one_leaves_them() {
     // T = 0.5 sharpens: the first move takes more than before.
     assert!(root_priors(&g, 0.5)[0] > plain[0]);
 }
+
+/// The most walks one `gather` call made in a search of 5 000 simulations
+/// from the king-capture-in-one position, where most walks end on the
+/// capture, a finished game that needs no evaluation.
+fn longest_gather(deadline_passed: bool) -> u32 {
+    let g = game("ludii", "b6 d6 c7 e5", "g2", "c6", Side::Attackers);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut s = Search::new(g.rules().clone(), puct(), &g);
+    s.start(5_000, false, &mut rng);
+    if deadline_passed {
+        s.set_deadline(Some(std::time::Instant::now()));
+    }
+    let mut longest = 0;
+    loop {
+        let before = s.simulations();
+        let n = s.gather(8);
+        longest = longest.max(s.simulations() - before + n as u32);
+        if n == 0 {
+            break;
+        }
+        let evals = UniformEvaluator.evaluate(&s.leaf_requests());
+        s.apply_batch(&evals, &mut rng);
+    }
+    longest
+}
+
+#[test]
+fn a_passed_deadline_stops_walks_that_need_no_evaluation() {
+    let free = longest_gather(false);
+    assert!(
+        free > 100,
+        "the position gives long runs of finished walks: {free}"
+    );
+    let stopped = longest_gather(true);
+    assert!(
+        stopped <= 32,
+        "{stopped} walks in one gather after the deadline"
+    );
+}

@@ -4,6 +4,7 @@ use brandubh_rules::Position;
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 use std::collections::VecDeque;
+use std::time::Instant;
 
 use super::tree::*;
 
@@ -11,6 +12,7 @@ impl Search {
     /// Starts a search of `simulations` (counting the root's own evaluation
     /// if it has none yet), with root noise if `noise`.
     pub fn start<R: Rng>(&mut self, simulations: u32, noise: bool, rng: &mut R) {
+        self.deadline = None;
         self.sims_done = 0;
         self.target = simulations.max(1);
         self.root_won = self.cfg.solver && self.root_has_proven_win();
@@ -20,6 +22,14 @@ impl Search {
         if self.nodes[0].expanded {
             self.prepare_root(rng);
         }
+    }
+
+    /// A time after which gathering stops (checked every few walks), for
+    /// timed searches: walks that end on finished games need no evaluation,
+    /// so without it a tree full of them could hold a search long past its
+    /// budget. `start` clears it; set it after.
+    pub fn set_deadline(&mut self, at: Option<Instant>) {
+        self.deadline = at;
     }
 
     pub fn root_position(&self) -> &Position {

@@ -1,6 +1,10 @@
 //! Walking the tree: PUCT selection with first-play urgency, and the walks to one leaf (`advance`) or to several with virtual loss (`gather`).
 
 use super::tree::*;
+use std::time::Instant;
+
+/// Walks between two looks at the clock while gathering.
+const DEADLINE_CHECK_WALKS: u32 = 32;
 
 impl Search {
     /// PUCT choice among a node's edges.
@@ -100,6 +104,13 @@ impl Search {
             guard += 1;
             if guard > 100_000 {
                 // Only finished games below: nothing left to learn.
+                break;
+            }
+            // Walks that end on finished games need no evaluation, so
+            // nothing else would stop a timed search among them.
+            if guard % DEADLINE_CHECK_WALKS == 0
+                && self.deadline.is_some_and(|d| Instant::now() >= d)
+            {
                 break;
             }
             self.path.clear();

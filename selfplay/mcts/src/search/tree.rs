@@ -6,6 +6,7 @@ use crate::evaluator::EvalRequest;
 use brandubh_rules::{Game, GameResult, Move, MoveList, Position, RuleSet};
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::Instant;
 
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -149,6 +150,8 @@ pub struct Search {
     pub(crate) moves_left_seen: bool,
     /// The solver proved a root move wins: searching on changes nothing.
     pub(crate) root_won: bool,
+    /// When gathering must stop even if its walks need no evaluation.
+    pub(crate) deadline: Option<Instant>,
 }
 
 pub(crate) fn outcome_value(result: GameResult, pos: &Position) -> f32 {
@@ -182,6 +185,7 @@ impl Search {
             root_priors: Vec::new(),
             moves_left_seen: false,
             root_won: false,
+            deadline: None,
         };
         let root = s.new_node(*game.position());
         debug_assert_eq!(root, 0);
