@@ -297,7 +297,7 @@ impl MctsPlayer {
             (None, None) => DEFAULT_SIMS,
         };
         search.start(sims, false, &mut self.rng);
-        search.set_deadline(budget.map(|t| start + t.saturating_sub(t.mul_f64(STOP_MARGIN))));
+        search.set_deadline(budget.map(|t| start + t.saturating_sub(stop_margin(t))));
         let (mut evaluations, mut batches) = (0u64, 0u64);
         let collisions_before = search.collisions();
         let (tx, rx) = mpsc::channel::<(u64, Vec<Evaluation>, f64)>();
@@ -315,7 +315,7 @@ impl MctsPlayer {
                     // the search thread) and for the move's own overheads;
                     // the root itself is always evaluated.
                     let next = Duration::from_secs_f64(1.5 * self.batch_secs);
-                    let margin = t.mul_f64(STOP_MARGIN).max(Duration::from_millis(1));
+                    let margin = stop_margin(t);
                     if batches + in_flight.len() as u64 > 0 && start.elapsed() + next + margin >= t
                     {
                         stopping = true;
@@ -421,6 +421,11 @@ impl crate::Player for MctsPlayer {
         }
         lines
     }
+}
+
+/// The part of a move's budget left unused for the move's own overheads.
+fn stop_margin(budget: Duration) -> Duration {
+    budget.mul_f64(STOP_MARGIN).max(Duration::from_millis(1))
 }
 
 /// The move to play at once when it is the only legal one.

@@ -92,8 +92,9 @@ impl Search {
     /// Walks to up to `max_leaves` leaves needing evaluation (counting
     /// those already waiting) and returns how many wait. Finished games met
     /// on the way are backed up at once. Gathering stops early when the
-    /// budget is spent or a walk ends on a leaf that already waits (the
-    /// tree offers no other leaf worth a virtual loss). 0 means done.
+    /// budget is spent, the deadline has passed (looked at every few
+    /// walks), or a walk ends on a leaf that already waits (the tree offers
+    /// no other leaf worth a virtual loss). 0 means done.
     pub fn gather(&mut self, max_leaves: usize) -> usize {
         let max_leaves = max_leaves.max(1);
         let mut guard = 0;
@@ -106,8 +107,6 @@ impl Search {
                 // Only finished games below: nothing left to learn.
                 break;
             }
-            // Walks that end on finished games need no evaluation, so
-            // nothing else would stop a timed search among them.
             if guard % DEADLINE_CHECK_WALKS == 0
                 && self.deadline.is_some_and(|d| Instant::now() >= d)
             {
