@@ -524,3 +524,80 @@ fn train_command_trains_the_phase_in_progress_and_records_it() {
     assert!(!out.status.success() && err.contains("evaluation"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `brandubh ladder` plays the chosen generations against a new rung with
+/// the run's evaluation settings, adds the games to the run's ratings, and
+/// plays nothing again when called again; a bad rung is refused before any
+/// game is played.
+#[test]
+fn ladder_adds_a_rung_to_a_finished_run() {
+    let dir = std::env::temp_dir().join(format!("brandubh-ladder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(start(&dir).wait().unwrap().success());
+    let ladder = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_brandubh"))
+            .arg("ladder")
+            .arg("--run-dir")
+            .arg(&dir)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let rated = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("ratings.json")).unwrap()).unwrap()
+    };
+    let games_before = rated()["games"].as_u64().unwrap();
+
+    let out = ladder(&["--rung", "alphabeta:dept=4"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("dept"), "{err}");
+    assert_eq!(rated()["games"].as_u64().unwrap(), games_before);
+
+    let args = [
+        "--rung",
+        "alphabeta:depth=4",
+        "--every",
+        "1",
+        "--pairs",
+        "2",
+    ];
+    let out = ladder(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: Vec<_> = (1..=2)
+        .map(|g| {
+            dir.join("arena")
+                .join(format!("iter-{g:04}-vs-rung-alphabeta-depth-4.jsonl"))
+        })
+        .collect();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert_eq!(text.lines().count(), 4, "{}", f.display());
+        assert!(text.contains("alphabeta:depth=4"), "{text}");
+    }
+    let table = rated();
+    assert_eq!(table["games"].as_u64().unwrap(), games_before + 8);
+    assert!(
+        table["ratings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["player"] == "alphabeta:depth=4"),
+        "{table}"
+    );
+
+    // Called again, it finds the matches played and plays none.
+    let stamps: Vec<_> = files
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().modified().unwrap())
+        .collect();
+    assert!(ladder(&args).status.success());
+    for (f, t) in files.iter().zip(&stamps) {
+        assert_eq!(std::fs::metadata(f).unwrap().modified().unwrap(), *t);
+    }
+    assert_eq!(rated()["games"].as_u64().unwrap(), games_before + 8);
+    std::fs::remove_dir_all(&dir).ok();
+}

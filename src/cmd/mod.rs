@@ -8,6 +8,7 @@ mod export;
 mod finetune;
 mod games;
 mod init_model;
+mod ladder;
 mod perft;
 mod play;
 mod ratings;
@@ -103,6 +104,9 @@ enum Command {
     /// Charts and a table of a run's progress: rating per generation and per
     /// hour, attacker share, losses (PNG and SVG).
     Report(report::Args),
+    /// Add stronger rungs to a run's rating ladder after the fact, so that
+    /// its report tells apart nets that have outgrown the run's ladder.
+    Ladder(ladder::Args),
     /// One training phase of an existing run on its own.
     Train(run_loop::TrainArgs),
     /// A local web page: play the nets, see what they think, open games, watch runs.
@@ -124,6 +128,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Show(a) => show::run(a, env),
         Command::Play(a) => play::run(a, env),
         Command::Report(a) => report::run(a),
+        Command::Ladder(a) => ladder::run(a, env),
         Command::Serve(a) => serve::run(a, env),
         Command::ExportGames(a) => games::run(a),
         Command::Engine(a) => engine::run(a, env),

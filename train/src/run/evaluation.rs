@@ -38,34 +38,17 @@ impl Run {
         let cand = self.ckpt(&ckpt_name(it));
         let cur = self.ckpt(&self.state.current);
         let ev = &self.config.eval;
-        let play_on = |a: String,
-                       b: String,
-                       pairs: u64,
-                       file: &str,
-                       seed: u64,
-                       threads: usize|
-         -> Result<brandubh_arena::MatchSummary, RunError> {
-            let cfg = MatchConfig {
-                rules: self.rules.clone(),
-                a: PlayerSpec::parse(&a)?,
-                b: PlayerSpec::parse(&b)?,
+        let play_on = |a: String, b: String, pairs: u64, file: &str, seed: u64, threads: usize| {
+            self.play_match(
+                a,
+                b,
                 pairs,
-                openings: ev.openings,
+                file,
                 seed,
-                max_plies: ev.max_plies,
                 threads,
-                sprt: None,
-                swap_sides: true,
-                balanced: None,
-                clock: None,
-                ctx: self.players.clone(),
-            };
-            progress.phase(&format!("iteration {it}: {file}"), pairs * 2);
-            let (s, _) = run_match(&cfg, Some(&self.dir.join("arena").join(file)), &|_| {
-                progress.inc(1, "")
-            })?;
-            progress.done();
-            Ok(s)
+                &format!("iteration {it}: {file}"),
+                progress,
+            )
         };
         let play = |a, b, pairs, file: &str, seed| play_on(a, b, pairs, file, seed, self.threads);
         let seed = splitmix64(self.config.seed ^ 0xe7a1 ^ it as u64);
@@ -134,6 +117,104 @@ impl Run {
         })
     }
 
+    /// Plays one match of the run's evaluation (its openings and ply cap)
+    /// into `arena/FILE`, under a progress bar named `label`.
+    #[allow(clippy::too_many_arguments)]
+    fn play_match(
+        &self,
+        a: String,
+        b: String,
+        pairs: u64,
+        file: &str,
+        seed: u64,
+        threads: usize,
+        label: &str,
+        progress: &dyn Progress,
+    ) -> Result<brandubh_arena::MatchSummary, RunError> {
+        let ev = &self.config.eval;
+        let cfg = MatchConfig {
+            rules: self.rules.clone(),
+            a: PlayerSpec::parse(&a)?,
+            b: PlayerSpec::parse(&b)?,
+            pairs,
+            openings: ev.openings,
+            seed,
+            max_plies: ev.max_plies,
+            threads,
+            sprt: None,
+            swap_sides: true,
+            balanced: None,
+            clock: None,
+            ctx: self.players.clone(),
+        };
+        progress.phase(label, pairs * 2);
+        let (s, _) = run_match(&cfg, Some(&self.dir.join("arena").join(file)), &|_| {
+            progress.inc(1, "")
+        })?;
+        progress.done();
+        Ok(s)
+    }
+
+    /// The generations `extend_ladder` plays: every `every`-th finished
+    /// one and the last finished, oldest first.
+    pub fn ladder_generations(&self, every: u32) -> Vec<u32> {
+        let last = self.state.iteration;
+        (1..=last)
+            .filter(|&it| it == last || (every > 0 && it % every == 0))
+            .collect()
+    }
+
+    /// Extends the run's rating ladder after the fact: plays generations
+    /// `ladder_generations(every)` against each of `rungs` (`pairs` pairs,
+    /// at the run's evaluation simulations, openings and seed), so that a
+    /// run whose nets have outgrown its ladder is still told apart. The
+    /// games go to `arena/iter-NNNN-vs-rung-SPEC.jsonl`, which the ratings
+    /// read with the rest; a match already written is not played again,
+    /// so a killed call resumes. Rewrites `ratings.json`. These games are
+    /// not charged to the run's CPU-hours, which count its training.
+    pub fn extend_ladder(
+        &self,
+        rungs: &[String],
+        every: u32,
+        pairs: u64,
+        progress: &dyn Progress,
+    ) -> Result<Option<RatingTable>, RunError> {
+        for rung in rungs {
+            PlayerSpec::parse(rung)?;
+        }
+        for it in self.ladder_generations(every) {
+            let cand = self.ckpt(&ckpt_name(it));
+            if !cand.exists() {
+                continue;
+            }
+            for rung in rungs {
+                let file = rung_file(it, rung);
+                if self.dir.join("arena").join(&file).exists() {
+                    continue;
+                }
+                let seed = splitmix64(
+                    self.config.seed ^ 0x1add_e700 ^ ((it as u64) << 32) ^ text_hash(rung),
+                );
+                let r = self.play_match(
+                    self.mcts_spec(&cand),
+                    rung.clone(),
+                    pairs,
+                    &file,
+                    seed,
+                    self.threads,
+                    &format!("generation {it}: vs {rung}"),
+                    progress,
+                )?;
+                progress.line(&format!(
+                    "generation {it}: vs {rung} {:.0} % ({:+.0} Elo)",
+                    100.0 * r.score,
+                    r.elo
+                ));
+            }
+        }
+        self.write_ratings()
+    }
+
     /// Ratings of every player in the run's arena files, anchored on the baseline.
     pub(super) fn write_ratings(&self) -> Result<Option<RatingTable>, RunError> {
         let mut games: Vec<GameRecord> = Vec::new();
@@ -164,4 +245,21 @@ impl Run {
         )?;
         Ok(Some(table))
     }
+}
+
+/// The arena file of generation `it`'s games against an added rung: the
+/// spec with every character but letters and digits made a dash.
+pub fn rung_file(it: u32, rung: &str) -> String {
+    let slug: String = rung
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    format!("iter-{it:04}-vs-rung-{slug}.jsonl")
+}
+
+/// A stable 64-bit hash of a text (FNV-1a), for seeds.
+fn text_hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
 }
