@@ -458,5 +458,40 @@ pub fn run(a: Args) -> Result<()> {
     )?;
     print!("{table}");
     println!("charts written to {}", out.display());
+    if let Some(hint) = outgrown_hint(&gens, &refs, &a.run_dir) {
+        println!("{hint}");
+    }
     Ok(())
+}
+
+/// A nudge towards `brandubh ladder` when the run's last rated generation
+/// stands more than 200 Elo (an expected 76 %) above every fixed player:
+/// past that, the ladder's games no longer tell generations apart.
+fn outgrown_hint(gens: &[Gen], refs: &[(String, f64)], run_dir: &Path) -> Option<String> {
+    let (last, (elo, _)) = gens
+        .iter()
+        .rev()
+        .find_map(|g| g.rating.map(|r| (g.iteration, r)))?;
+    let (top, top_elo) = refs.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    if elo - top_elo <= 200.0 {
+        return None;
+    }
+    let rungs = match top
+        .strip_prefix("alphabeta:depth=")
+        .and_then(|d| d.parse::<u32>().ok())
+    {
+        Some(d) => format!(
+            "--rung alphabeta:depth={} --rung alphabeta:depth={}",
+            d + 3,
+            d + 5
+        ),
+        None => "--rung SPEC".to_string(),
+    };
+    Some(format!(
+        "generation {last} is rated {:+.0} Elo above the ladder's top rung ({top}): \
+         its games no longer tell the generations apart. Stronger rungs: \
+         brandubh ladder --run-dir {} {rungs}",
+        elo - top_elo,
+        run_dir.display()
+    ))
 }

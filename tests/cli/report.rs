@@ -34,6 +34,7 @@ fn report_draws_a_runs_progress() {
         text.contains("| 1 | 0.50 | 1.00 | 10.0 % | 25.0 % | — |"),
         "{text}"
     );
+    assert!(!text.contains("brandubh ladder"), "{text}");
     for stem in [
         "elo_by_generation",
         "elo_by_hour",
@@ -86,6 +87,30 @@ fn report_draws_a_runs_progress() {
     assert!(
         svg.contains("and 1 more"),
         "the title does not say a run was added"
+    );
+    // A run whose last generation stands far above its top rung is told
+    // how to lengthen its ladder.
+    let outgrown = run_beside(
+        "outgrown",
+        r#"{"anchor":"alphabeta:depth=2","ratings":[
+            {"player":"mcts:model=o/checkpoints/gen-0003,sims=64","elo":260.0,"ci95":90.0},
+            {"player":"alphabeta:depth=3","elo":40.0,"ci95":30.0},
+            {"player":"alphabeta:depth=2","elo":0.0,"ci95":0.0}]}"#,
+    );
+    let out = brandubh(&["report", "--run-dir", outgrown.to_str().unwrap()]);
+    assert_ok(&out);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "generation 3 is rated +220 Elo above the ladder's top rung (alphabeta:depth=3)"
+        ) && text.contains("--rung alphabeta:depth=6 --rung alphabeta:depth=8"),
+        "{text}"
+    );
+    assert!(
+        !std::fs::read_to_string(outgrown.join("report").join("report.md"))
+            .unwrap()
+            .contains("brandubh ladder"),
+        "the hint is for the terminal, not the report"
     );
     let other = run_beside(
         "other-anchor",
