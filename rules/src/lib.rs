@@ -43,4 +43,4 @@ pub use ruleset::{RuleSet, RulesError};
 pub use side::{ParseSideError, Side};
 pub use square::{Direction, ParseSquareError, Square, NUM_SQUARES, SIZE};
 pub use symmetry::Symmetry;
-pub use zobrist::splitmix64;
+pub use zobrist::{fnv1a, splitmix64};

@@ -483,10 +483,5 @@ fn options_hash(options: &RuleOptions) -> u64 {
     canonical.name.clear();
     canonical.description.clear();
     let text = toml::to_string(&canonical).expect("options serialise");
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    crate::zobrist::splitmix64(h)
+    crate::zobrist::splitmix64(crate::zobrist::fnv1a(&text))
 }

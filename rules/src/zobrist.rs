@@ -12,6 +12,14 @@ pub const fn splitmix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// FNV-1a (64-bit) of a text: a stable hash across builds and machines,
+/// for keys and seeds derived from names.
+pub fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
 const fn make_keys() -> [[u64; 49]; 3] {
     let mut keys = [[0u64; 49]; 3];
     let mut r = 0;

@@ -1,5 +1,5 @@
 use super::run_loop::Bars;
-use anyhow::{bail, Result};
+use anyhow::Result;
 use brandubh_train::run::Run;
 use std::path::PathBuf;
 
@@ -31,23 +31,9 @@ pub struct Args {
 }
 
 pub fn run(a: Args, env: &super::Env) -> Result<()> {
-    if !a.run_dir.join("config.toml").exists() {
-        bail!("{}: no run here (no config.toml)", a.run_dir.display());
-    }
-    for rung in &a.rung {
-        brandubh_play::PlayerSpec::parse(rung)?;
-    }
     let mut run = Run::open(&a.run_dir, None)?;
     run.set_inference(env.inference);
     let pairs = a.pairs.unwrap_or(run.config.eval.baseline_pairs).max(1);
-    let gens = run.ladder_generations(a.every);
-    if gens.is_empty() {
-        bail!("{}: no generation finished yet", a.run_dir.display());
-    }
-    println!(
-        "rating generations {gens:?} against {} ({pairs} pairs each)",
-        a.rung.join(", ")
-    );
     let table = run.extend_ladder(&a.rung, a.every, pairs, &Bars::new())?;
     match table {
         Some(t) => println!(

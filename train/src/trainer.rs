@@ -32,12 +32,7 @@ impl ModuleMapper for StableIds {
     }
 
     fn map_float<const D: usize>(&mut self, mut param: Param<Tensor<D>>) -> Param<Tensor<D>> {
-        // FNV-1a over the dotted path.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in self.path.join(".").bytes() {
-            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-        }
-        param.id = ParamId::from(h);
+        param.id = ParamId::from(brandubh_rules::fnv1a(&self.path.join(".")));
         param
     }
 }

@@ -2,6 +2,7 @@
 //! baseline, the ladder and alpha-beta at equal time; the run's ratings.
 
 use super::*;
+use brandubh_rules::fnv1a;
 
 impl Run {
     /// The arena spec (and rating name) of the MCTS player of checkpoint
@@ -157,7 +158,7 @@ impl Run {
 
     /// The generations `extend_ladder` plays: every `every`-th finished
     /// one and the last finished, oldest first.
-    pub fn ladder_generations(&self, every: u32) -> Vec<u32> {
+    fn ladder_generations(&self, every: u32) -> Vec<u32> {
         let last = self.state.iteration;
         (1..=last)
             .filter(|&it| it == last || (every > 0 && it % every == 0))
@@ -182,7 +183,18 @@ impl Run {
         for rung in rungs {
             PlayerSpec::parse(rung)?;
         }
-        for it in self.ladder_generations(every) {
+        let gens = self.ladder_generations(every);
+        if gens.is_empty() {
+            return Err(RunError::State(format!(
+                "{}: no generation finished yet",
+                self.dir.display()
+            )));
+        }
+        progress.line(&format!(
+            "rating generations {gens:?} against {} ({pairs} pairs each)",
+            rungs.join(", ")
+        ));
+        for it in gens {
             let cand = self.ckpt(&ckpt_name(it));
             if !cand.exists() {
                 continue;
@@ -192,9 +204,8 @@ impl Run {
                 if self.dir.join("arena").join(&file).exists() {
                     continue;
                 }
-                let seed = splitmix64(
-                    self.config.seed ^ 0x1add_e700 ^ ((it as u64) << 32) ^ text_hash(rung),
-                );
+                let seed =
+                    splitmix64(self.config.seed ^ 0x1add_e700 ^ ((it as u64) << 32) ^ fnv1a(rung));
                 let r = self.play_match(
                     self.mcts_spec(&cand),
                     rung.clone(),
@@ -249,17 +260,10 @@ impl Run {
 
 /// The arena file of generation `it`'s games against an added rung: the
 /// spec with every character but letters and digits made a dash.
-pub fn rung_file(it: u32, rung: &str) -> String {
+fn rung_file(it: u32, rung: &str) -> String {
     let slug: String = rung
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     format!("iter-{it:04}-vs-rung-{slug}.jsonl")
-}
-
-/// A stable 64-bit hash of a text (FNV-1a), for seeds.
-fn text_hash(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
 }

@@ -12,7 +12,7 @@
 use crate::ArenaError;
 use brandubh_play::PlayerSpec;
 use brandubh_rules::ruleset::RuleOptions;
-use brandubh_rules::{splitmix64, RuleSet};
+use brandubh_rules::{fnv1a, splitmix64, RuleSet};
 use serde::Deserialize;
 
 use std::sync::Arc;
@@ -196,13 +196,7 @@ pub fn slug(text: &str) -> String {
         })
         .collect();
     let s = s.trim_matches('_').chars().take(60).collect::<String>();
-    format!("{s}-{:08x}", splitmix64(fnv(text)) as u32)
-}
-
-fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
+    format!("{s}-{:08x}", splitmix64(fnv1a(text)) as u32)
 }
 
 /// Sets `path` (dotted) in `table` to `value`; the key must already exist,

@@ -1,9 +1,9 @@
 //! Playing a study: its cells split into chunks, each written whole.
 
-use super::{fnv, slug, SweepConfig, SweepError, Variant};
+use super::{slug, SweepConfig, SweepError, Variant};
 use crate::{parse_records, run_match, ArenaError, GameRecord, MatchConfig, OpeningFilter};
 use brandubh_play::{PlayContext, PlayerSpec};
-use brandubh_rules::splitmix64;
+use brandubh_rules::{fnv1a, splitmix64};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 /// Where a cell's chunk lives in the study directory.
@@ -49,8 +49,8 @@ pub fn play_chunk(
     let seed = splitmix64(
         cfg.seed
             ^ splitmix64(
-                fnv(&variant.name)
-                    ^ splitmix64(fnv(&cell.0) ^ fnv(&cell.1).rotate_left(17) ^ chunk.0),
+                fnv1a(&variant.name)
+                    ^ splitmix64(fnv1a(&cell.0) ^ fnv1a(&cell.1).rotate_left(17) ^ chunk.0),
             ),
     );
     let mc = MatchConfig {
