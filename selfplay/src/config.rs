@@ -32,6 +32,24 @@ pub struct SelfPlayConfig {
     /// The first generation of a run whose self-play plays past nets
     /// (earlier ones play only the current net).
     pub past_from_generation: u32,
+    /// The share of the games in which one side is played by a fixed
+    /// opponent outside the run (an alpha-beta player, say) that the
+    /// caller supplies; its moves carry the game's result but no policy
+    /// target. 0, or no opponent supplied, turns it off.
+    pub opponent_share: f32,
+    /// Which side that opponent plays.
+    pub opponent_plays: OpponentSides,
+}
+
+/// The side a fixed opponent plays in the games it is in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpponentSides {
+    /// Attackers or defenders, equally often.
+    #[default]
+    Either,
+    Attackers,
+    Defenders,
 }
 
 impl Default for SelfPlayConfig {
@@ -46,6 +64,8 @@ impl Default for SelfPlayConfig {
             past_share: 0.0,
             past_generations: 10,
             past_from_generation: 1,
+            opponent_share: 0.0,
+            opponent_plays: OpponentSides::Either,
         }
     }
 }
@@ -89,6 +109,7 @@ impl SelfPlayConfig {
             100.0,
         )?;
         range("past_share", self.past_share as f64, 0.0, 1.0)?;
+        range("opponent_share", self.opponent_share as f64, 0.0, 1.0)?;
         range(
             "past_generations",
             self.past_generations as f64,
@@ -122,6 +143,7 @@ mod tests {
         bad(&|c| c.mcts.simulations = 0, "simulations");
         bad(&|c| c.concurrent_games = 0, "concurrent_games");
         bad(&|c| c.attacker_sims_factor = -1.0, "attacker_sims_factor");
+        bad(&|c| c.opponent_share = 1.5, "opponent_share");
         let mut c = SelfPlayConfig::default();
         c.mcts.temperature = 0.0;
         assert!(c.check().is_ok(), "0: always the most visited move");

@@ -5,11 +5,11 @@
 //! games, not the thread schedule, decide every random draw, so the same
 //! seed gives the same games.
 
-use crate::config::SelfPlayConfig;
+use crate::config::{OpponentSides, SelfPlayConfig};
 use crate::{records::PositionRecord, records::SelfPlayGame};
 use brandubh_mcts::{evaluator::EvalRequest, evaluator::Evaluator};
 use brandubh_mcts::{Advance, Search};
-use brandubh_rules::{splitmix64, Game, GameResult, RuleSet, Side};
+use brandubh_rules::{splitmix64, Game, GameResult, Move, RuleSet, Side};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -76,6 +76,35 @@ struct Slot {
     positions: Vec<PositionRecord>,
     /// A past net playing one side of this game, with a tree of its own.
     past: Option<PastSide>,
+    /// A fixed opponent playing one side of this game.
+    fixed: Option<FixedSide>,
+}
+
+struct FixedSide {
+    side: Side,
+    player: Box<dyn OpponentPlayer>,
+}
+
+/// A player from outside the run (an alpha-beta search, say) that plays
+/// one side of a share of the self-play games (`opponent_share`). Each
+/// game gets a player of its own, so one may keep state between moves.
+pub trait Opponent: Sync {
+    fn new_player(&self) -> Box<dyn OpponentPlayer>;
+}
+
+/// One game's opponent.
+pub trait OpponentPlayer: Send {
+    /// Its move in `game` (not over, with a legal move). For the same seed
+    /// to give the same games it must depend on the game alone.
+    fn choose(&mut self, game: &Game) -> Move;
+}
+
+/// Who else plays in self-play besides the current net: past nets of the
+/// run (`past_share`) and a fixed opponent (`opponent_share`).
+#[derive(Clone, Copy, Default)]
+pub struct Opponents<'a> {
+    pub past: &'a [&'a dyn Evaluator],
+    pub fixed: Option<&'a dyn Opponent>,
 }
 
 struct PastSide {
@@ -86,6 +115,13 @@ struct PastSide {
 }
 
 impl Slot {
+    /// The fixed opponent is to move.
+    fn fixed_to_move(&self) -> bool {
+        self.fixed
+            .as_ref()
+            .is_some_and(|f| f.side == self.game.position().side_to_move())
+    }
+
     /// The past net is to move.
     fn past_to_move(&self) -> bool {
         self.past
@@ -142,7 +178,33 @@ fn past_side(cfg: &SelfPlayConfig, past: usize, game_seed: u64) -> Option<(usize
     Some(((h2 >> 1) as usize % past, side))
 }
 
-fn new_slot(rules: &Arc<RuleSet>, cfg: &SelfPlayConfig, seed: u64, id: u64, past: usize) -> Slot {
+/// Whether game `game_seed` is played against the fixed opponent, and the
+/// side it plays; like `past_side`, a hash of the seed decides, and a game
+/// with the fixed opponent has no past net.
+fn fixed_side(cfg: &SelfPlayConfig, game_seed: u64) -> Option<Side> {
+    if cfg.opponent_share <= 0.0 {
+        return None;
+    }
+    let h = splitmix64(game_seed ^ 0x0f1c_ed0b_0e17);
+    let u = (h >> 11) as f64 / (1u64 << 53) as f64;
+    if u >= cfg.opponent_share as f64 {
+        return None;
+    }
+    Some(match cfg.opponent_plays {
+        OpponentSides::Attackers => Side::Attackers,
+        OpponentSides::Defenders => Side::Defenders,
+        OpponentSides::Either if splitmix64(h) & 1 == 0 => Side::Attackers,
+        OpponentSides::Either => Side::Defenders,
+    })
+}
+
+fn new_slot(
+    rules: &Arc<RuleSet>,
+    cfg: &SelfPlayConfig,
+    seed: u64,
+    id: u64,
+    opponents: Opponents<'_>,
+) -> Slot {
     let game_seed = splitmix64(seed ^ splitmix64(id.wrapping_add(1)));
     let mut rng = ChaCha8Rng::seed_from_u64(game_seed);
     let mut game = Game::new(rules.clone());
@@ -159,7 +221,18 @@ fn new_slot(rules: &Arc<RuleSet>, cfg: &SelfPlayConfig, seed: u64, id: u64, past
         game = Game::new(rules.clone());
     }
     let search = Search::new(rules.clone(), cfg.mcts.clone(), &game);
-    let past = past_side(cfg, past, game_seed).map(|(net, side)| PastSide {
+    let fixed = opponents.fixed.and_then(|o| {
+        fixed_side(cfg, game_seed).map(|side| FixedSide {
+            side,
+            player: o.new_player(),
+        })
+    });
+    let past = if fixed.is_some() {
+        None
+    } else {
+        past_side(cfg, opponents.past.len(), game_seed)
+    };
+    let past = past.map(|(net, side)| PastSide {
         net,
         side,
         search: Search::new(rules.clone(), cfg.mcts.clone(), &game),
@@ -173,6 +246,7 @@ fn new_slot(rules: &Arc<RuleSet>, cfg: &SelfPlayConfig, seed: u64, id: u64, past
         full: true,
         positions: Vec::new(),
         past,
+        fixed,
     };
     start_search(&mut s, cfg);
     s
@@ -191,6 +265,9 @@ fn start_search(s: &mut Slot, cfg: &SelfPlayConfig) {
             .round()
             .max(1.0) as u32;
     }
+    if s.fixed_to_move() {
+        return;
+    }
     let full = s.full;
     let (search, rng) = s.active_mut();
     search.start(sims, full, rng);
@@ -201,7 +278,8 @@ fn start_search(s: &mut Slot, cfg: &SelfPlayConfig) {
 fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<SelfPlayGame> {
     loop {
         let forced = s.game.legal_moves().len() == 1;
-        if !forced && s.active_mut().0.advance() == Advance::NeedsEval {
+        let fixed_move = s.fixed_to_move();
+        if !forced && !fixed_move && s.active_mut().0.advance() == Advance::NeedsEval {
             return None;
         }
         let ply = s.game.plies().len() as u32;
@@ -214,13 +292,16 @@ fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<Se
         let (mv, record) = if forced {
             let mv = s.game.legal_moves()[0];
             (mv, None)
+        } else if let Some(f) = s.fixed.as_mut().filter(|_| fixed_move) {
+            (f.player.choose(&s.game), None)
         } else {
             let (search, rng) = s.active_mut();
             let (mv, stats) = search.choose(temp, rng);
             (mv, Some(stats))
         };
         // A past net's moves teach the value (its game's result) but not
-        // the policy: their searches are not the current net's.
+        // the policy: their searches are not the current net's. A fixed
+        // opponent's moves have no search at all (`record` is None).
         let past_move = s.past_to_move();
         let reps = pos.repetitions(s.game.history()).min(255) as u8;
         let (visits, target, value, draw) = match &record {
@@ -251,7 +332,9 @@ fn advance_slot(s: &mut Slot, cfg: &SelfPlayConfig, model_id: &str) -> Option<Se
             mv: mv.to_string(),
             move_index: mv.policy_index(),
         });
-        s.game.play(mv).expect("search returns legal moves");
+        s.game
+            .play(mv)
+            .expect("searches and opponents return legal moves");
         let capped = s.game.plies().len() as u32 >= cfg.max_plies;
         if s.game.is_over() || capped {
             let o = s.game.outcome();
@@ -301,18 +384,20 @@ pub fn run_selfplay(
     job: SelfPlayJob,
     on_game: &mut dyn FnMut(SelfPlayGame, &SelfPlayStats),
 ) -> SelfPlayStats {
-    run_selfplay_with_past(rules, evaluator, &[], cfg, job, on_game)
+    run_selfplay_against(rules, evaluator, Opponents::default(), cfg, job, on_game)
 }
 
 /// `run_selfplay`, with a share `cfg.past_share` of the games played
-/// against one of the `past` nets: it plays one side (attackers or
-/// defenders, equally often) with a search of its own, and its positions
-/// carry the game's result but no policy target. Without past nets, or
-/// with a share of 0, the games are those of `run_selfplay`.
-pub fn run_selfplay_with_past(
+/// against one of the `opponents.past` nets: it plays one side (attackers
+/// or defenders, equally often) with a search of its own, and its
+/// positions carry the game's result but no policy target. Likewise a
+/// share `cfg.opponent_share` against `opponents.fixed`, on the side
+/// `cfg.opponent_plays`; those games have no past net. Without such
+/// opponents, or with shares of 0, the games are those of `run_selfplay`.
+pub fn run_selfplay_against(
     rules: Arc<RuleSet>,
     evaluator: &dyn Evaluator,
-    past: &[&dyn Evaluator],
+    opponents: Opponents<'_>,
     cfg: &SelfPlayConfig,
     job: SelfPlayJob,
     on_game: &mut dyn FnMut(SelfPlayGame, &SelfPlayStats),
@@ -334,7 +419,7 @@ pub fn run_selfplay_with_past(
     let mut next_id = first_id;
     let mut slots: Vec<Slot> = Vec::new();
     while (slots.len() as u64) < games.min(width as u64) {
-        slots.push(new_slot(&rules, cfg, seed, next_id, past.len()));
+        slots.push(new_slot(&rules, cfg, seed, next_id, opponents));
         next_id += 1;
     }
     while !slots.is_empty() {
@@ -354,7 +439,7 @@ pub fn run_selfplay_with_past(
                     stats.seconds = start.elapsed().as_secs_f64();
                     on_game(g, &stats);
                     if next_id < first_id + games {
-                        let mut fresh = new_slot(&rules, cfg, seed, next_id, past.len());
+                        let mut fresh = new_slot(&rules, cfg, seed, next_id, opponents);
                         next_id += 1;
                         if let Some(g) = advance_slot(&mut fresh, cfg, &model_id) {
                             // A game decided without any evaluation (forced moves only).
@@ -373,7 +458,7 @@ pub fn run_selfplay_with_past(
         }
         // One batch for all leaves.
         let t = Instant::now();
-        let evals = evaluate_leaves(&slots, evaluator, past);
+        let evals = evaluate_leaves(&slots, evaluator, opponents.past);
         stats.eval_seconds += t.elapsed().as_secs_f64();
         stats.evaluations += evals.len() as u64;
         stats.batches += 1;

@@ -6,8 +6,11 @@ pub mod config;
 pub mod driver;
 pub mod records;
 
-pub use config::SelfPlayConfig;
-pub use driver::{run_selfplay, run_selfplay_with_past, SelfPlayJob, SelfPlayStats};
+pub use config::{OpponentSides, SelfPlayConfig};
+pub use driver::{
+    run_selfplay, run_selfplay_against, Opponent, OpponentPlayer, Opponents, SelfPlayJob,
+    SelfPlayStats,
+};
 pub use records::{
     read_dir, read_shard, read_shard_bytes, write_shard, PositionRecord, RecordError, SelfPlayGame,
 };

@@ -325,7 +325,11 @@ fn play_with_past(cfg: &SelfPlayConfig, threads: usize, past: &Counting) -> Vec<
         first_id: 0,
         threads,
     };
-    run_selfplay_with_past(r, &UniformEvaluator, &[past], cfg, job, &mut |g, _| {
+    let opponents = Opponents {
+        past: &[past],
+        fixed: None,
+    };
+    run_selfplay_against(r, &UniformEvaluator, opponents, cfg, job, &mut |g, _| {
         out.push(g)
     });
     out.sort_by_key(|g| g.game_id);
@@ -380,6 +384,112 @@ fn past_nets_play_one_side_of_a_share_of_the_games() {
     let mut without = play("wtf", 16, 9, 1, &plain);
     without.sort_by_key(|g| g.game_id);
     assert_eq!(play_with_past(&plain, 1, &unused), without);
+    assert_eq!(unused.0.load(std::sync::atomic::Ordering::Relaxed), 0);
+}
+
+/// A fixed opponent that always plays the first legal move, counting its
+/// moves.
+#[derive(Default)]
+struct FirstMove(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl Opponent for FirstMove {
+    fn new_player(&self) -> Box<dyn OpponentPlayer> {
+        Box::new(FirstMove(self.0.clone()))
+    }
+}
+
+impl OpponentPlayer for FirstMove {
+    fn choose(&mut self, game: &Game) -> brandubh_rules::Move {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        game.legal_moves()[0]
+    }
+}
+
+fn play_with_fixed(cfg: &SelfPlayConfig, threads: usize, fixed: &FirstMove) -> Vec<SelfPlayGame> {
+    let r = Arc::new(RuleSet::builtin("wtf").unwrap());
+    let mut out = Vec::new();
+    let job = SelfPlayJob {
+        games: 16,
+        seed: 9,
+        first_id: 0,
+        threads,
+    };
+    let opponents = Opponents {
+        past: &[],
+        fixed: Some(fixed),
+    };
+    run_selfplay_against(r, &UniformEvaluator, opponents, cfg, job, &mut |g, _| {
+        out.push(g)
+    });
+    out.sort_by_key(|g| g.game_id);
+    out
+}
+
+#[test]
+fn a_fixed_opponent_plays_its_side_of_a_share_of_the_games() {
+    let cfg = SelfPlayConfig {
+        mcts: MctsConfig {
+            full_search_prob: 1.0,
+            ..small_cfg().mcts
+        },
+        opponent_share: 0.5,
+        opponent_plays: OpponentSides::Defenders,
+        ..small_cfg()
+    };
+    let fixed = FirstMove::default();
+    let games = play_with_fixed(&cfg, 1, &fixed);
+    let calls = fixed.0.load(std::sync::atomic::Ordering::Relaxed);
+    let r = Arc::new(RuleSet::builtin("wtf").unwrap());
+    let mut against = 0;
+    let mut opponent_moves = 0;
+    for g in &games {
+        // With full searches only, an unforced move without a policy target
+        // is the opponent's; it is always the defenders', and is the first
+        // legal move, and the attackers' moves are all searched.
+        let mut replay = Game::new(r.clone());
+        let mut fixed_sides = std::collections::HashSet::new();
+        let opening = g.positions[0].ply as usize;
+        for m in &g.moves[..opening] {
+            let rec: brandubh_rules::MoveRecord = m.parse().unwrap();
+            replay.play(rec.mv).unwrap();
+        }
+        assert_eq!(g.positions.len(), g.moves.len() - opening);
+        for (m, p) in g.moves[opening..].iter().zip(&g.positions) {
+            assert_eq!(p.ply, replay.plies().len() as u32);
+            assert_eq!(p.board, *replay.position().board());
+            let rec: brandubh_rules::MoveRecord = m.parse().unwrap();
+            let legal = replay.legal_moves();
+            if legal.len() > 1 && p.visits.is_empty() {
+                fixed_sides.insert(p.side_to_move);
+                assert_eq!(rec.mv, legal[0], "game {} ply {}", g.game_id, p.ply);
+                assert!(!p.full_search);
+                opponent_moves += 1;
+            }
+            replay.play(rec.mv).unwrap();
+        }
+        assert!(fixed_sides.len() <= 1, "game {}", g.game_id);
+        if fixed_sides.contains(&Side::Defenders) {
+            against += 1;
+        }
+        assert!(
+            !fixed_sides.contains(&Side::Attackers),
+            "game {}",
+            g.game_id
+        );
+    }
+    assert!((3..=13).contains(&against), "{against} of 16");
+    assert!(calls >= opponent_moves && opponent_moves > 0);
+    // The same games on other thread counts.
+    assert_eq!(games, play_with_fixed(&cfg, 2, &FirstMove::default()));
+    // A share of 0 plays the games of plain self-play, opponent or not.
+    let plain = SelfPlayConfig {
+        opponent_share: 0.0,
+        ..cfg.clone()
+    };
+    let unused = FirstMove::default();
+    let mut without = play("wtf", 16, 9, 1, &plain);
+    without.sort_by_key(|g| g.game_id);
+    assert_eq!(play_with_fixed(&plain, 1, &unused), without);
     assert_eq!(unused.0.load(std::sync::atomic::Ordering::Relaxed), 0);
 }
 

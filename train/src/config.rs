@@ -31,6 +31,9 @@ pub struct RunConfig {
     /// Teacher games for the first generations (optional; docs/training.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub teacher: Option<crate::teacher::TeacherSection>,
+    /// The fixed opponent of `selfplay.opponent_share` (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent: Option<crate::opponent::OpponentSection>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -118,7 +121,8 @@ impl EvalSection {
 impl RunConfig {
     /// The self-play settings of generation `it` (from 1): the config's,
     /// with the attackers' handicap decayed as `handicap_decay_generations`
-    /// says, and no past opponents before `selfplay.past_from_generation`.
+    /// says, no past opponents before `selfplay.past_from_generation`, and
+    /// no fixed opponent before `opponent.from_generation` (or without one).
     pub fn selfplay_at(&self, it: u32) -> SelfPlayConfig {
         let mut c = self.selfplay.clone();
         let k = self.handicap_decay_generations;
@@ -128,6 +132,13 @@ impl RunConfig {
         }
         if it < c.past_from_generation {
             c.past_share = 0.0;
+        }
+        if self
+            .opponent
+            .as_ref()
+            .is_none_or(|o| it < o.from_generation)
+        {
+            c.opponent_share = 0.0;
         }
         c
     }
@@ -244,6 +255,20 @@ impl RunConfig {
                     t.player
                 )));
             }
+        }
+        if let Some(o) = &self.opponent {
+            crate::opponent::check_spec(&o.player).map_err(|problem| ConfigError::Invalid {
+                key: "opponent.player".into(),
+                problem,
+            })?;
+        } else if self.selfplay.opponent_share > 0.0 {
+            return Err(ConfigError::Invalid {
+                key: "selfplay.opponent_share".into(),
+                problem: format!(
+                    "{} needs an [opponent] section naming the player",
+                    self.selfplay.opponent_share
+                ),
+            });
         }
         Ok(())
     }

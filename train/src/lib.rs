@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod fuzzing;
+pub mod opponent;
 pub mod teacher;
 
 #[cfg(feature = "net")]

@@ -19,7 +19,7 @@ use crate::store::RunStore;
 use brandubh_mcts::Evaluator;
 use brandubh_rules::{splitmix64, RuleSet};
 use brandubh_selfplay::records::write_shard_named;
-use brandubh_selfplay::{run_selfplay_with_past, SelfPlayJob};
+use brandubh_selfplay::{run_selfplay_against, Opponents, SelfPlayJob};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -285,10 +285,17 @@ pub fn run_worker(
             splitmix64(config.seed ^ splitmix64(0x3a7e_0000 + report.slot) ^ splitmix64(first_id));
         let t = Instant::now();
         let mut games = Vec::new();
-        run_selfplay_with_past(
+        let fixed =
+            crate::opponent::for_generation(&config, &selfplay, &rules).map_err(RunError::Games)?;
+        run_selfplay_against(
             rules.clone(),
             evaluator.as_ref(),
-            &past_nets,
+            Opponents {
+                past: &past_nets,
+                fixed: fixed
+                    .as_ref()
+                    .map(|f| f as &dyn brandubh_selfplay::Opponent),
+            },
             &selfplay,
             SelfPlayJob {
                 games: per_shard,

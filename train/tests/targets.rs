@@ -514,6 +514,36 @@ fn past_opponents_start_at_their_generation() {
 }
 
 #[test]
+fn a_fixed_opponent_needs_a_bounded_alpha_beta_and_starts_at_its_generation() {
+    let text = std::fs::read_to_string("../configs/runs/strong.toml").unwrap();
+    let with = |extra: &str| RunConfig::from_toml(&format!("{text}\n{extra}"), "strong.toml");
+    let shared = "[opponent]\nplayer = \"alphabeta:depth=3\"\nfrom_generation = 4\n";
+    let mut c = with(shared).unwrap();
+    c.selfplay.opponent_share = 0.5;
+    assert_eq!(c.selfplay_at(3).opponent_share, 0.0);
+    assert_eq!(c.selfplay_at(4).opponent_share, 0.5);
+    let rules = std::sync::Arc::new(brandubh_rules::RuleSet::builtin("wtf").unwrap());
+    let at = |it| brandubh_train::opponent::for_generation(&c, &c.selfplay_at(it), &rules);
+    assert!(at(3).unwrap().is_none());
+    assert!(at(4).unwrap().is_some());
+    // A share without an opponent, and opponents that are not a bounded
+    // alpha-beta, are refused with the key named.
+    c.opponent = None;
+    let e = c.check().unwrap_err().to_string();
+    assert!(e.contains("selfplay.opponent_share"), "{e}");
+    for (player, why) in [
+        ("random", "alpha-beta"),
+        ("alphabeta:ms=100", "depth= or nodes="),
+        ("alphabeta", "depth= or nodes="),
+    ] {
+        let e = with(&format!("[opponent]\nplayer = \"{player}\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("opponent.player") && e.contains(why), "{e}");
+    }
+}
+
+#[test]
 fn past_opponents_are_the_generations_before_the_current_net() {
     use brandubh_train::past_generation_names;
     assert_eq!(

@@ -31,7 +31,7 @@ use brandubh_rules::{splitmix64, GameResult, RuleSet};
 use brandubh_selfplay::{
     records::list_shards, records::next_shard_index, records::read_dir, records::read_shard,
 };
-use brandubh_selfplay::{run_selfplay_with_past, write_shard, SelfPlayJob};
+use brandubh_selfplay::{run_selfplay_against, write_shard, Opponents, SelfPlayJob};
 use burn::tensor::Device;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -112,6 +112,8 @@ impl Run {
             Vec::new()
         };
         let past: Vec<&dyn brandubh_mcts::Evaluator> = past.iter().map(|e| e.as_ref()).collect();
+        let fixed = crate::opponent::for_generation(&self.config, &config, &self.rules)
+            .map_err(RunError::Games)?;
         let title = if replay && done > 0 {
             format!("iteration {it}: self-play (replaying the {done} games already written)")
         } else {
@@ -125,10 +127,15 @@ impl Run {
         let mut have = done;
         let mut failure = None;
         let per_shard = self.config.selfplay.games_per_shard.max(1);
-        let stats = run_selfplay_with_past(
+        let stats = run_selfplay_against(
             self.rules.clone(),
             evaluator.as_ref(),
-            &past,
+            Opponents {
+                past: &past,
+                fixed: fixed
+                    .as_ref()
+                    .map(|f| f as &dyn brandubh_selfplay::Opponent),
+            },
             &config,
             SelfPlayJob {
                 games,
