@@ -123,10 +123,22 @@ fn training_record(model: &Path, generation: u32) -> serde_json::Value {
         use sha2::Digest;
         format!("{:x}", sha2::Sha256::digest(&config))
     };
-    let teacher = std::str::from_utf8(&config)
+    let run_config = std::str::from_utf8(&config)
         .ok()
-        .and_then(|t| brandubh_train::RunConfig::from_toml(t, "config.toml").ok())
-        .and_then(|c| c.teacher);
+        .and_then(|t| brandubh_train::RunConfig::from_toml(t, "config.toml").ok());
+    let teacher = run_config.as_ref().and_then(|c| c.teacher.clone());
+    // A fixed opponent in the self-play of this generation or an earlier one.
+    let opponent = run_config.as_ref().and_then(|c| {
+        let o = c.opponent.as_ref()?;
+        (c.selfplay.opponent_share > 0.0 && generation >= o.from_generation).then(|| {
+            json!({
+                "player": o.player,
+                "share": c.selfplay.opponent_share,
+                "plays": c.selfplay.opponent_plays,
+                "from_generation": o.from_generation,
+            })
+        })
+    });
     // The teacher games this net's training could have seen: those of its
     // generation and the ones before (a config can gain the section
     // mid-run, so count what is there).
@@ -179,7 +191,7 @@ fn training_record(model: &Path, generation: u32) -> serde_json::Value {
         "generation": generation,
         "config_sha256": config_hash,
         "selfplay_games_up_to_here": games,
-        "self_play_only": teacher_games.is_empty(),
+        "self_play_only": teacher_games.is_empty() && opponent.is_none(),
         "teacher": (!teacher_games.is_empty()).then(|| json!({
             "player": teacher.as_ref().map(|t| t.player.clone()),
             "random_move_prob": teacher.as_ref().map(|t| t.random_move_prob),
@@ -187,6 +199,7 @@ fn training_record(model: &Path, generation: u32) -> serde_json::Value {
                 .map(|(i, n)| json!({"generation": i, "games": n}))
                 .collect::<Vec<_>>(),
         })),
+        "opponent": opponent,
         "generation_record": this,
         "rating": rating,
     })

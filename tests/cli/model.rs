@@ -174,6 +174,57 @@ fn export_keeps_a_shipped_nets_provenance() {
     assert_eq!(std::fs::read(dir.join("model.json")).unwrap(), meta);
 }
 
+/// A net of a run whose self-play had a fixed opponent says so in its
+/// card, from the generation the opponent joined.
+#[test]
+fn export_names_a_fixed_opponent_in_the_card() {
+    let dir_guard = scratch("export-opponent");
+    let run = dir_guard.path().join("run");
+    let ckpt = run.join("checkpoints/gen-0057");
+    std::fs::create_dir_all(&ckpt).unwrap();
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/wtf");
+    for f in ["model.json", "model.safetensors"] {
+        std::fs::copy(shipped.join(f), ckpt.join(f)).unwrap();
+    }
+    let base = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/runs/wtf-strong.toml"),
+    )
+    .unwrap()
+    .replace(
+        "attacker_sims_factor = 4.0",
+        "attacker_sims_factor = 4.0\nopponent_share = 0.5\nopponent_plays = \"defenders\"",
+    );
+    for (from, seen) in [(40, true), (58, false)] {
+        let config = format!(
+            "{base}\n[opponent]\nplayer = \"alphabeta:depth=5\"\nfrom_generation = {from}\n"
+        );
+        std::fs::write(run.join("config.toml"), config).unwrap();
+        let out = dir_guard.path().join(format!("net-{from}.onnx"));
+        let r = brandubh(&[
+            "export",
+            "--model",
+            ckpt.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_ok(&r);
+        let card: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.with_extension("card.json")).unwrap(),
+        )
+        .unwrap();
+        let t = &card["training"];
+        assert_eq!(t["generation"], 57);
+        assert_eq!(t["self_play_only"], !seen, "{t}");
+        if seen {
+            assert_eq!(t["opponent"]["player"], "alphabeta:depth=5");
+            assert_eq!(t["opponent"]["plays"], "defenders");
+            assert_eq!(t["opponent"]["from_generation"], from);
+        } else {
+            assert!(t["opponent"].is_null(), "{t}");
+        }
+    }
+}
+
 /// An inference engine this build does not have is named in a clear
 /// error before any model is loaded.
 #[test]
