@@ -125,6 +125,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_commented_default_file_holds_the_built_in_defaults() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../configs/selfplay/default.toml");
+        assert_eq!(
+            SelfPlayConfig::from_file(&path).unwrap(),
+            SelfPlayConfig::default()
+        );
+    }
+
+    #[test]
     fn out_of_range_values_are_named() {
         assert!(SelfPlayConfig::default().check().is_ok());
         let bad = |f: &dyn Fn(&mut SelfPlayConfig), key: &str| {

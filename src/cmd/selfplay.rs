@@ -1,6 +1,8 @@
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use brandubh_selfplay::{records::next_game_id, records::next_shard_index};
-use brandubh_selfplay::{run_selfplay, write_shard, SelfPlayConfig, SelfPlayJob};
+use brandubh_selfplay::{
+    run_selfplay_against, write_shard, Opponents, SelfPlayConfig, SelfPlayJob,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -32,6 +34,12 @@ pub struct Args {
     /// Seed for every random choice.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// An alpha-beta player (with `depth=` or `nodes=`, e.g.
+    /// `alphabeta:depth=5`) that plays one side of the config's
+    /// `opponent_share` of the games, the side `opponent_plays` says
+    /// (docs/selfplay.md).
+    #[arg(long, value_name = "SPEC")]
+    opponent: Option<String>,
 }
 
 pub fn run(a: Args, env: &super::Env) -> Result<()> {
@@ -43,6 +51,20 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
     if let Some(b) = a.batch {
         cfg.concurrent_games = b.max(1);
     }
+    let opponent = match (&a.opponent, cfg.opponent_share > 0.0) {
+        (Some(spec), true) => Some(
+            brandubh_train::opponent::AlphaBetaOpponent::new(spec, rules.clone())
+                .map_err(|e| anyhow::anyhow!("--opponent {e}"))?,
+        ),
+        (Some(_), false) => bail!(
+            "--opponent: the self-play config's opponent_share is 0, so the opponent would play no game; set opponent_share in --config"
+        ),
+        (None, true) => bail!(
+            "the self-play config's opponent_share is {}: name the opponent with --opponent SPEC",
+            cfg.opponent_share
+        ),
+        (None, false) => None,
+    };
     let evaluator = env.models().load(&a.model, &rules)?;
     let threads = a.threads.unwrap_or_else(brandubh_play::all_cores);
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
@@ -54,9 +76,15 @@ pub fn run(a: Args, env: &super::Env) -> Result<()> {
     );
     let mut pending = Vec::new();
     let mut write_error = None;
-    let stats = run_selfplay(
+    let stats = run_selfplay_against(
         rules.clone(),
         evaluator.as_ref(),
+        Opponents {
+            past: &[],
+            fixed: opponent
+                .as_ref()
+                .map(|o| o as &dyn brandubh_selfplay::Opponent),
+        },
         &cfg,
         SelfPlayJob {
             games: a.games,

@@ -361,3 +361,82 @@ fn generations_extends_a_finished_run_in_place_and_never_shortens_one() {
     ]);
     assert!(ok && o.contains("run complete: 1"), "{e}");
 }
+
+/// `selfplay --opponent`: an alpha-beta player takes its side of the
+/// config's share of the games; a share without an opponent, an opponent
+/// without a share, and an opponent that is not a bounded alpha-beta are
+/// refused before any game is played.
+#[test]
+fn selfplay_plays_a_share_of_its_games_against_an_opponent() {
+    let dir_guard = scratch("selfplay-opponent");
+    let dir = dir_guard.path();
+    let config = dir.join("s.toml");
+    std::fs::write(
+        &config,
+        "opponent_share = 1.0\nopponent_plays = \"defenders\"\n[mcts]\nsimulations = 8\ncheap_simulations = 4\n",
+    )
+    .unwrap();
+    let plain = dir.join("plain.toml");
+    std::fs::write(&plain, "[mcts]\nsimulations = 8\n").unwrap();
+    let (c, p) = (config.to_str().unwrap(), plain.to_str().unwrap());
+    let out = |name: &str| dir.join(name).display().to_string();
+    for (args, named) in [
+        (vec!["--config", c], "--opponent SPEC"),
+        (
+            vec!["--config", p, "--opponent", "alphabeta:depth=1"],
+            "opponent_share is 0",
+        ),
+        (
+            vec!["--config", c, "--opponent", "alphabeta:ms=10"],
+            "depth= or nodes=",
+        ),
+        (vec!["--config", c, "--opponent", "random"], "alpha-beta"),
+    ] {
+        let o = out("refused");
+        let mut all = vec!["selfplay", "--games", "2", "--out", &o];
+        all.extend(args.iter().copied());
+        let run = brandubh(&all);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{all:?}: {err}");
+        assert!(err.contains(named), "{all:?} should name `{named}`: {err}");
+        assert!(!dir.join("refused").exists(), "nothing written: {all:?}");
+    }
+    let o = out("games");
+    let run = brandubh(&[
+        "selfplay",
+        "--games",
+        "4",
+        "--seed",
+        "3",
+        "--config",
+        c,
+        "--opponent",
+        "alphabeta:depth=1",
+        "--out",
+        &o,
+    ]);
+    assert_ok(&run);
+    let (games, _) = brandubh_selfplay::read_dir(&dir.join("games"));
+    assert_eq!(games.len(), 4);
+    for g in &games {
+        // Every defender move is the opponent's (share 1): no search, so no
+        // policy target; the attackers' moves are searched.
+        let (attackers, defenders): (Vec<_>, Vec<_>) = g
+            .positions
+            .iter()
+            .partition(|p| p.side_to_move == brandubh_rules::Side::Attackers);
+        assert!(
+            attackers.iter().any(|p| !p.visits.is_empty()),
+            "game {}",
+            g.game_id
+        );
+        assert!(!defenders.is_empty());
+        assert!(
+            defenders
+                .iter()
+                .all(|p| p.visits.is_empty() && !p.full_search),
+            "game {}",
+            g.game_id
+        );
+    }
+}
