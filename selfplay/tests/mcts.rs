@@ -316,7 +316,8 @@ impl Evaluator for Counting {
     }
 }
 
-fn play_with_past(cfg: &SelfPlayConfig, threads: usize, past: &Counting) -> Vec<SelfPlayGame> {
+/// Sixteen wtf games of seed 9 against `opponents`, in id order.
+fn play_against(cfg: &SelfPlayConfig, threads: usize, opponents: Opponents) -> Vec<SelfPlayGame> {
     let r = Arc::new(RuleSet::builtin("wtf").unwrap());
     let mut out = Vec::new();
     let job = SelfPlayJob {
@@ -325,15 +326,19 @@ fn play_with_past(cfg: &SelfPlayConfig, threads: usize, past: &Counting) -> Vec<
         first_id: 0,
         threads,
     };
-    let opponents = Opponents {
-        past: &[past],
-        fixed: None,
-    };
     run_selfplay_against(r, &UniformEvaluator, opponents, cfg, job, &mut |g, _| {
         out.push(g)
     });
     out.sort_by_key(|g| g.game_id);
     out
+}
+
+fn play_with_past(cfg: &SelfPlayConfig, threads: usize, past: &Counting) -> Vec<SelfPlayGame> {
+    let opponents = Opponents {
+        past: &[past],
+        fixed: None,
+    };
+    play_against(cfg, threads, opponents)
 }
 
 #[test]
@@ -406,23 +411,11 @@ impl OpponentPlayer for FirstMove {
 }
 
 fn play_with_fixed(cfg: &SelfPlayConfig, threads: usize, fixed: &FirstMove) -> Vec<SelfPlayGame> {
-    let r = Arc::new(RuleSet::builtin("wtf").unwrap());
-    let mut out = Vec::new();
-    let job = SelfPlayJob {
-        games: 16,
-        seed: 9,
-        first_id: 0,
-        threads,
-    };
     let opponents = Opponents {
         past: &[],
         fixed: Some(fixed),
     };
-    run_selfplay_against(r, &UniformEvaluator, opponents, cfg, job, &mut |g, _| {
-        out.push(g)
-    });
-    out.sort_by_key(|g| g.game_id);
-    out
+    play_against(cfg, threads, opponents)
 }
 
 #[test]
