@@ -157,19 +157,23 @@ impl Slot {
     }
 }
 
+/// Whether game `game_seed` falls in a `share` of the games, drawn from a
+/// hash of the seed and `salt` (one salt per kind of opponent, so their
+/// draws are independent): the hash when it does, for further draws.
+fn in_share(game_seed: u64, salt: u64, share: f32) -> Option<u64> {
+    let h = splitmix64(game_seed ^ salt);
+    let u = (h >> 11) as f64 / (1u64 << 53) as f64;
+    (u < share as f64).then_some(h)
+}
+
 /// Whether game `game_seed` is played against a past net (one of `past`
 /// nets), and which net and side: a hash of the game's seed decides, so the
 /// game's own generator draws exactly what it would without past nets.
 fn past_side(cfg: &SelfPlayConfig, past: usize, game_seed: u64) -> Option<(usize, Side)> {
-    if past == 0 || cfg.past_share <= 0.0 {
+    if past == 0 {
         return None;
     }
-    let h = splitmix64(game_seed ^ 0x009a_570f_9a57);
-    let u = (h >> 11) as f64 / (1u64 << 53) as f64;
-    if u >= cfg.past_share as f64 {
-        return None;
-    }
-    let h2 = splitmix64(h);
+    let h2 = splitmix64(in_share(game_seed, 0x009a_570f_9a57, cfg.past_share)?);
     let side = if h2 & 1 == 0 {
         Side::Attackers
     } else {
@@ -182,14 +186,7 @@ fn past_side(cfg: &SelfPlayConfig, past: usize, game_seed: u64) -> Option<(usize
 /// side it plays; like `past_side`, a hash of the seed decides, and a game
 /// with the fixed opponent has no past net.
 fn fixed_side(cfg: &SelfPlayConfig, game_seed: u64) -> Option<Side> {
-    if cfg.opponent_share <= 0.0 {
-        return None;
-    }
-    let h = splitmix64(game_seed ^ 0x0f1c_ed0b_0e17);
-    let u = (h >> 11) as f64 / (1u64 << 53) as f64;
-    if u >= cfg.opponent_share as f64 {
-        return None;
-    }
+    let h = in_share(game_seed, 0x0f1c_ed0b_0e17, cfg.opponent_share)?;
     Some(match cfg.opponent_plays {
         OpponentSides::Attackers => Side::Attackers,
         OpponentSides::Defenders => Side::Defenders,
@@ -255,6 +252,9 @@ fn new_slot(
 fn start_search(s: &mut Slot, cfg: &SelfPlayConfig) {
     let m = &cfg.mcts;
     s.full = m.full_search_prob >= 1.0 || s.rng.random::<f32>() < m.full_search_prob;
+    if s.fixed_to_move() {
+        return;
+    }
     let mut sims = if s.full {
         m.simulations
     } else {
@@ -264,9 +264,6 @@ fn start_search(s: &mut Slot, cfg: &SelfPlayConfig) {
         sims = (sims as f32 * cfg.attacker_sims_factor.max(0.0))
             .round()
             .max(1.0) as u32;
-    }
-    if s.fixed_to_move() {
-        return;
     }
     let full = s.full;
     let (search, rng) = s.active_mut();

@@ -243,18 +243,12 @@ impl RunConfig {
             in_range("teacher.random_move_prob", t.random_move_prob, 0.0, 1.0)?;
             in_range("teacher.games", t.games as f64, 0.0, 1e9)?;
             in_range("teacher.generations", t.generations as f64, 0.0, 1e6)?;
-            let invalid = |problem: String| ConfigError::Invalid {
-                key: "teacher.player".into(),
-                problem,
-            };
-            let spec =
-                brandubh_play::PlayerSpec::parse(&t.player).map_err(|x| invalid(x.to_string()))?;
-            if spec.kind != brandubh_play::PlayerKind::AlphaBeta {
-                return Err(invalid(format!(
-                    "`{}` must be an alpha-beta player",
-                    t.player
-                )));
-            }
+            crate::opponent::alpha_beta_spec(&t.player).map_err(|problem| {
+                ConfigError::Invalid {
+                    key: "teacher.player".into(),
+                    problem,
+                }
+            })?;
         }
         if let Some(o) = &self.opponent {
             crate::opponent::check_spec(&o.player).map_err(|problem| ConfigError::Invalid {

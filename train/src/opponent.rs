@@ -24,12 +24,19 @@ fn first_generation() -> u32 {
     1
 }
 
-/// The opponent's spec, checked: alpha-beta, bounded by depth or nodes.
-pub fn check_spec(text: &str) -> Result<PlayerSpec, String> {
+/// A player spec that must name an alpha-beta player (the teacher's, the
+/// fixed opponent's), parsed; the error says what is wrong with it.
+pub fn alpha_beta_spec(text: &str) -> Result<PlayerSpec, String> {
     let spec = PlayerSpec::parse(text).map_err(|e| e.to_string())?;
     if spec.kind != brandubh_play::PlayerKind::AlphaBeta {
         return Err(format!("`{text}` must be an alpha-beta player"));
     }
+    Ok(spec)
+}
+
+/// The opponent's spec, checked: alpha-beta, bounded by depth or nodes.
+pub fn check_spec(text: &str) -> Result<PlayerSpec, String> {
+    let spec = alpha_beta_spec(text)?;
     let ab = spec.alphabeta();
     if ab.ms.is_some() || (ab.depth.is_none() && ab.nodes.is_none()) {
         return Err(format!(
@@ -75,13 +82,14 @@ impl Opponent for AlphaBetaOpponent {
 }
 
 /// The fixed opponent of a generation whose self-play settings are
-/// `selfplay` (from `RunConfig::selfplay_at`): none when its share is 0.
+/// `selfplay` (from `RunConfig::selfplay_at`), given the run's
+/// `[opponent]` section: none when the share is 0.
 pub fn for_generation(
-    config: &crate::RunConfig,
+    section: Option<&OpponentSection>,
     selfplay: &brandubh_selfplay::SelfPlayConfig,
     rules: &Arc<RuleSet>,
 ) -> Result<Option<AlphaBetaOpponent>, String> {
-    match &config.opponent {
+    match section {
         Some(o) if selfplay.opponent_share > 0.0 => {
             AlphaBetaOpponent::new(&o.player, rules.clone())
                 .map(Some)

@@ -285,8 +285,8 @@ pub fn run_worker(
             splitmix64(config.seed ^ splitmix64(0x3a7e_0000 + report.slot) ^ splitmix64(first_id));
         let t = Instant::now();
         let mut games = Vec::new();
-        let fixed =
-            crate::opponent::for_generation(&config, &selfplay, &rules).map_err(RunError::Games)?;
+        let fixed = crate::opponent::for_generation(config.opponent.as_ref(), &selfplay, &rules)
+            .map_err(RunError::Games)?;
         run_selfplay_against(
             rules.clone(),
             evaluator.as_ref(),

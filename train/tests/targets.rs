@@ -523,7 +523,9 @@ fn a_fixed_opponent_needs_a_bounded_alpha_beta_and_starts_at_its_generation() {
     assert_eq!(c.selfplay_at(3).opponent_share, 0.0);
     assert_eq!(c.selfplay_at(4).opponent_share, 0.5);
     let rules = std::sync::Arc::new(brandubh_rules::RuleSet::builtin("wtf").unwrap());
-    let at = |it| brandubh_train::opponent::for_generation(&c, &c.selfplay_at(it), &rules);
+    let at = |it| {
+        brandubh_train::opponent::for_generation(c.opponent.as_ref(), &c.selfplay_at(it), &rules)
+    };
     assert!(at(3).unwrap().is_none());
     assert!(at(4).unwrap().is_some());
     // A share without an opponent, and opponents that are not a bounded

@@ -112,8 +112,9 @@ impl Run {
             Vec::new()
         };
         let past: Vec<&dyn brandubh_mcts::Evaluator> = past.iter().map(|e| e.as_ref()).collect();
-        let fixed = crate::opponent::for_generation(&self.config, &config, &self.rules)
-            .map_err(RunError::Games)?;
+        let fixed =
+            crate::opponent::for_generation(self.config.opponent.as_ref(), &config, &self.rules)
+                .map_err(RunError::Games)?;
         let title = if replay && done > 0 {
             format!("iteration {it}: self-play (replaying the {done} games already written)")
         } else {
